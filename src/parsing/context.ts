@@ -1,0 +1,97 @@
+import type { ImageKind } from './model.js';
+
+/** Limits every parser enforces; exceeding one is a `ParseError` (`too_large` / `too_complex`). */
+export interface ParseLimits {
+  /** Largest input accepted, in bytes. */
+  maxInputBytes: number;
+  /** Largest total uncompressed size of a ZIP-based document (DOCX, PPTX, XLSX). */
+  maxUncompressedBytes: number;
+  /** Largest number of entries in a ZIP-based document. */
+  maxZipEntries: number;
+  /** Largest uncompressed/compressed ratio of one ZIP entry (decompression bombs). */
+  maxCompressionRatio: number;
+  /** Deepest nesting of JSON values or HTML elements. */
+  maxNestingDepth: number;
+  /** Most pages (PDF pages, slides, sheets). */
+  maxPages: number;
+  /** Most table cells in one document (XLSX, CSV). */
+  maxCells: number;
+  /** Most characters of extracted text. */
+  maxTextChars: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  maxInputBytes: 100 * 1024 * 1024,
+  maxUncompressedBytes: 512 * 1024 * 1024,
+  maxZipEntries: 20_000,
+  maxCompressionRatio: 200,
+  maxNestingDepth: 200,
+  maxPages: 5_000,
+  maxCells: 5_000_000,
+  maxTextChars: 50_000_000,
+};
+
+export interface ParseOptions {
+  /** OCR pages without a text layer (images are always OCR'd). */
+  enableOcr: boolean;
+  /** Ask the Describer for image descriptions (the local describer when no vision model is set). */
+  enableImageDescription: boolean;
+  /** `accurate` may spend more time on table structure; `fast` uses cheap heuristics. */
+  tableMode: 'fast' | 'accurate';
+}
+
+export const DEFAULT_PARSE_OPTIONS: ParseOptions = {
+  enableOcr: false,
+  enableImageDescription: true,
+  tableMode: 'fast',
+};
+
+export interface OcrResult {
+  text: string;
+  /** Mean word confidence 0–100. */
+  confidence: number;
+}
+
+/** Optical character recognition. */
+export interface OcrEngine {
+  /** Recognise text in an encoded image (PNG, JPEG, TIFF, BMP). Rejects with `ParseError('aborted')` on abort. */
+  recognize(
+    image: Uint8Array,
+    options: { languages: readonly OcrLanguage[]; signal: AbortSignal },
+  ): Promise<OcrResult>;
+  /** Free workers. */
+  close(): Promise<void>;
+}
+
+export type OcrLanguage = 'eng' | 'ara';
+
+export interface ImageToDescribe {
+  data: Uint8Array;
+  format: string | null;
+  width: number | null;
+  height: number | null;
+  /** Text around the image in the document (a caption, the preceding heading), to help a model. */
+  context: string | null;
+}
+
+export interface ImageDescription {
+  /** One or a few sentences a reader (and a retriever) can use in place of the image. */
+  text: string;
+  kind: ImageKind;
+  ocrText: string | null;
+}
+
+/** Turns an image into text. The local default computes what it can; a vision model is used when configured. */
+export interface Describer {
+  describe(image: ImageToDescribe, signal: AbortSignal): Promise<ImageDescription>;
+}
+
+/** Everything a parser may use besides the bytes. */
+export interface ParseContext {
+  fileName: string;
+  options: ParseOptions;
+  limits: ParseLimits;
+  signal: AbortSignal;
+  ocr: OcrEngine;
+  describer: Describer;
+}
