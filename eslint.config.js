@@ -32,7 +32,16 @@ export default tseslint.config(
         'error',
         { patterns: [{ regex: '^(?!\\.)', message: 'The domain is pure: it imports nothing outside src/domain.' }] },
       ],
-      'no-restricted-globals': ['error', 'Date', 'Math', 'crypto', 'process', 'setTimeout', 'fetch'],
+      'no-restricted-globals': ['error', 'crypto', 'process', 'setTimeout', 'setInterval', 'fetch'],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Randomness comes in on the command.' },
+        { object: 'Date', property: 'now', message: 'Time comes in on the command (metadata.now).' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Time comes in on the command.' },
+      ],
     },
   },
   prettier,

@@ -1,0 +1,25 @@
+import type { Command } from '../shared/index.js';
+
+export type CreateTask = Command<'CreateTask', { taskId: string; jobType: string; input: Record<string, unknown> }>;
+/**
+ * A worker received the task's job. Starts a pending task, or resumes a running one whose earlier
+ * attempt was interrupted (at most `maxAttempts` attempts in all; `resumable: false` jobs fail instead).
+ */
+export type BeginAttempt = Command<
+  'BeginAttempt',
+  { taskId: string; workerId: string; maxAttempts: number; resumable: boolean }
+>;
+export type ReportProgress = Command<'ReportProgress', { taskId: string; progress: number; message: string | null }>;
+export type RecordHeartbeat = Command<'RecordHeartbeat', { taskId: string; attempt: number }>;
+export type CompleteTask = Command<'CompleteTask', { taskId: string; result: Record<string, unknown> | null }>;
+export type FailTask = Command<'FailTask', { taskId: string; error: string; reason: 'job_error' | 'worker_lost' | 'unknown_job_type' }>;
+export type CancelTask = Command<'CancelTask', { taskId: string; reason: string | null }>;
+
+export type TaskCommand =
+  | CreateTask
+  | BeginAttempt
+  | ReportProgress
+  | RecordHeartbeat
+  | CompleteTask
+  | FailTask
+  | CancelTask;

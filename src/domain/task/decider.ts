@@ -1,0 +1,124 @@
+import type { Decider, EventDraft } from '../shared/index.js';
+import { InvalidStateError, NotFoundError, RuleViolationError } from '../shared/index.js';
+import type { TaskCommand } from './commands.js';
+import type { TaskEvent } from './events.js';
+
+export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export type TaskState =
+  | { status: 'none' }
+  | { status: TaskStatus; taskId: string; jobType: string; attempt: number; progress: number };
+
+const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+export function isFinished(status: TaskState['status']): boolean {
+  return FINISHED.has(status);
+}
+
+type Draft = EventDraft<TaskEvent>;
+
+function decide(command: TaskCommand, state: TaskState): Draft[] {
+  const { taskId } = command.data;
+  if (command.type === 'CreateTask') {
+    if (state.status !== 'none') return [];
+    return [{ type: 'TaskCreated', data: { taskId, jobType: command.data.jobType, input: command.data.input } }];
+  }
+  if (state.status === 'none') throw new NotFoundError('task_not_found', `Task ${taskId} does not exist`, { taskId });
+
+  switch (command.type) {
+    case 'BeginAttempt': {
+      const { workerId, maxAttempts, resumable } = command.data;
+      if (state.status === 'pending') return [{ type: 'TaskStarted', data: { taskId, attempt: 1, workerId } }];
+      if (state.status !== 'running') return [];
+      if (!resumable) {
+        return [failed(taskId, 'worker_lost', `attempt ${state.attempt} was interrupted and this job cannot resume`)];
+      }
+      if (state.attempt >= maxAttempts) {
+        return [failed(taskId, 'attempts_exhausted', `interrupted ${state.attempt} times; giving up after ${maxAttempts} attempts`)];
+      }
+      return [
+        {
+          type: 'TaskResumed',
+          data: {
+            taskId,
+            attempt: state.attempt + 1,
+            workerId,
+            reason: `attempt ${state.attempt} was interrupted`,
+            resumeFrom: state.progress,
+          },
+        },
+      ];
+    }
+    case 'ReportProgress': {
+      assertRunning(state, taskId);
+      const { progress, message } = command.data;
+      if (!(progress >= 0 && progress <= 1)) {
+        throw new RuleViolationError('invalid_progress', `Progress must be between 0 and 1, got ${progress}`);
+      }
+      return [{ type: 'TaskProgressed', data: { taskId, progress: Math.max(progress, state.progress), message } }];
+    }
+    case 'RecordHeartbeat':
+      assertRunning(state, taskId);
+      return command.data.attempt === state.attempt
+        ? [{ type: 'TaskHeartbeat', data: { taskId, attempt: state.attempt } }]
+        : [];
+    case 'CompleteTask':
+      if (state.status === 'completed') return [];
+      assertRunning(state, taskId);
+      return [{ type: 'TaskCompleted', data: { taskId, result: command.data.result } }];
+    case 'FailTask':
+      if (isFinished(state.status)) return [];
+      return [failed(taskId, command.data.reason, command.data.error)];
+    case 'CancelTask':
+      if (state.status === 'cancelled') return [];
+      if (isFinished(state.status)) {
+        throw new InvalidStateError('task_finished', `Task ${taskId} is already ${state.status} and cannot be cancelled`, {
+          taskId,
+          status: state.status,
+        });
+      }
+      return [{ type: 'TaskCancelled', data: { taskId, reason: command.data.reason } }];
+  }
+}
+
+function failed(taskId: string, reason: Extract<TaskEvent, { type: 'TaskFailed' }>['data']['reason'], error: string): Draft {
+  return { type: 'TaskFailed', data: { taskId, error, reason } };
+}
+
+/** Work on a task that is not running must stop: cancelled is the common case, so it has its own code. */
+function assertRunning(state: Exclude<TaskState, { status: 'none' }>, taskId: string): void {
+  if (state.status === 'running') return;
+  if (state.status === 'cancelled') throw new InvalidStateError('task_cancelled', `Task ${taskId} was cancelled`, { taskId });
+  throw new InvalidStateError('task_not_running', `Task ${taskId} is ${state.status}, not running`, {
+    taskId,
+    status: state.status,
+  });
+}
+
+function evolve(state: TaskState, event: TaskEvent | Draft): TaskState {
+  if (event.type === 'TaskCreated') {
+    return { status: 'pending', taskId: event.data.taskId, jobType: event.data.jobType, attempt: 0, progress: 0 };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'TaskStarted':
+    case 'TaskResumed':
+      return { ...state, status: 'running', attempt: event.data.attempt };
+    case 'TaskProgressed':
+      return { ...state, progress: event.data.progress };
+    case 'TaskHeartbeat':
+      return state;
+    case 'TaskCompleted':
+      return { ...state, status: 'completed', progress: 1 };
+    case 'TaskFailed':
+      return { ...state, status: 'failed' };
+    case 'TaskCancelled':
+      return { ...state, status: 'cancelled' };
+  }
+}
+
+export const taskDecider: Decider<TaskCommand, TaskEvent, TaskState> = {
+  decide,
+  evolve,
+  initialState: () => ({ status: 'none' }),
+};
