@@ -1,0 +1,134 @@
+/**
+ * The read side: collections of JSON documents that projections write and queries read.
+ *
+ * The query language is a deliberately small subset of MongoDB's, so the embedded SQLite adapter and
+ * the MongoDB adapter answer every query the same way: equality, `$ne`, `$in`, `$nin`, ranges and
+ * `$exists` on scalar fields (dotted paths reach into objects), sort, skip and limit. Full-text search
+ * covers the fields a collection declares, with a normaliser applied to indexed text and queries
+ * alike (Arabic needs one).
+ */
+export interface ReadStore {
+  /** Creates the collection, its indexes and its text index if needed. Idempotent. */
+  ensureCollection(spec: CollectionSpec): Promise<void>;
+  /** Removes a collection with all its documents and indexes. */
+  dropCollection(name: string): Promise<void>;
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<T[]>;
+  count(collection: string, filter?: Filter): Promise<number>;
+  /** How many documents have each value of `field` (documents without it count under `null`). */
+  countBy(collection: string, field: string, filter?: Filter): Promise<GroupCount[]>;
+  /** Best matches first. Every term must occur (after normalisation); the last one may be a prefix. */
+  search<T extends Doc = Doc>(
+    collection: string,
+    text: string,
+    options?: SearchOptions,
+  ): Promise<Array<SearchHit<T>>>;
+  /**
+   * Applies the operations in order. The embedded adapter applies them atomically (all or none);
+   * distributed adapters apply them in order, at least once, so projections must be idempotent.
+   */
+  write(operations: readonly WriteOperation[]): Promise<void>;
+  /** Takes or renews a named lease for `owner`; false while another owner holds an unexpired one. */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  health(): Promise<{ healthy: boolean; reason: string | null }>;
+  close(): Promise<void>;
+}
+
+export type Scalar = string | number | boolean | null;
+
+/** A stored document: JSON with a string `id`. */
+export type Doc = { id: string } & Record<string, unknown>;
+
+export interface CollectionSpec {
+  /** Lower-case letters, digits and `_`, starting with a letter. */
+  name: string;
+  /** Fields (dotted paths) to index for filtering and sorting. */
+  indexes?: readonly string[];
+  /** Fields (dotted paths, string values) searched by `search`. */
+  textFields?: readonly string[];
+}
+
+export type Condition =
+  | Scalar
+  | {
+      $eq?: Scalar;
+      $ne?: Scalar;
+      $in?: readonly Scalar[];
+      $nin?: readonly Scalar[];
+      $gt?: string | number;
+      $gte?: string | number;
+      $lt?: string | number;
+      $lte?: string | number;
+      $exists?: boolean;
+    };
+
+/** Field path → condition; all must hold. `{ f: null }` matches a missing field too, as in MongoDB. */
+export type Filter = Record<string, Condition>;
+
+export interface FindQuery {
+  filter?: Filter;
+  /** Field path and direction (1 ascending, -1 descending), applied in order. */
+  sort?: ReadonlyArray<readonly [string, 1 | -1]>;
+  skip?: number;
+  limit?: number;
+}
+
+export interface SearchOptions {
+  filter?: Filter;
+  skip?: number;
+  limit?: number;
+}
+
+export interface SearchHit<T extends Doc> {
+  doc: T;
+  /** Higher is better; comparable only within one result list. */
+  score: number;
+}
+
+export interface GroupCount {
+  value: Scalar;
+  count: number;
+}
+
+export type WriteOperation =
+  /** Inserts or replaces the whole document. */
+  | { op: 'upsert'; collection: string; doc: Doc }
+  /** Sets top-level fields of an existing document (`undefined` removes a field); no-op when absent. */
+  | { op: 'patch'; collection: string; id: string; set: Record<string, unknown> }
+  | { op: 'delete'; collection: string; id: string }
+  | { op: 'deleteWhere'; collection: string; filter: Filter };
+
+/** Turns text into what is indexed and compared (e.g. Arabic letter variants unified). */
+export type TextNormalizer = (text: string) => string;
+
+/** The query or write cannot be expressed in the supported subset (a programming error, not user input). */
+export class UnsupportedQueryError extends Error {
+  override readonly name = 'UnsupportedQueryError';
+}
+
+/** The store cannot be reached. Safe to retry later. */
+export class ReadStoreUnavailableError extends Error {
+  override readonly name = 'ReadStoreUnavailableError';
+}
+
+const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export function assertCollectionName(name: string): void {
+  if (!COLLECTION_NAME.test(name))
+    throw new UnsupportedQueryError(`invalid collection name: ${JSON.stringify(name)}`);
+}
+
+export function assertFieldPath(path: string): void {
+  if (!FIELD_PATH.test(path)) throw new UnsupportedQueryError(`invalid field path: ${JSON.stringify(path)}`);
+}
+
+/** Splits search text into terms the way both adapters index it: letters and digits, normalised. */
+export function searchTerms(text: string, normalize: TextNormalizer): string[] {
+  return normalize(text)
+    .toLowerCase()
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
+    .filter((term) => term.length > 0)
+    .slice(0, 32);
+}

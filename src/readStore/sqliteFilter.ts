@@ -1,0 +1,82 @@
+import { isOperatorCondition } from './filter.js';
+import type { Condition, Filter, Scalar } from './readStore.js';
+import { assertFieldPath } from './readStore.js';
+
+/** A WHERE clause (without the keyword) and its parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The JSON expression for a field. Paths are validated, then written literally (not bound) so the
+ * expression matches the one in the collection's expression indexes and SQLite can use them.
+ */
+export function fieldExpression(path: string, column = 'doc'): string {
+  assertFieldPath(path);
+  return `json_extract(${column}, '$.${path}')`;
+}
+
+function typeExpression(path: string, column: string): string {
+  return `json_type(${column}, '$.${path}')`;
+}
+
+/** Compiles a filter with MongoDB's semantics: null matches missing, ranges never cross types. */
+export function compileFilter(filter: Filter | undefined, column = 'doc'): SqlFragment {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  for (const [path, condition] of Object.entries(filter ?? {})) {
+    const value = fieldExpression(path, column);
+    const type = typeExpression(path, column);
+    const equals = (expected: Scalar, negate: boolean): void => {
+      if (expected === null) {
+        clauses.push(negate ? `${value} IS NOT NULL` : `${value} IS NULL`);
+      } else if (typeof expected === 'boolean') {
+        clauses.push(negate ? `${type} IS NOT ?` : `${type} = ?`);
+        params.push(expected ? 'true' : 'false');
+      } else {
+        clauses.push(
+          negate
+            ? `${value} IS NOT ?`
+            : `(${value} = ? AND ${type} ${typeof expected === 'string' ? "= 'text'" : "IN ('integer', 'real')"})`,
+        );
+        params.push(expected);
+      }
+    };
+    const within = (options: readonly Scalar[], negate: boolean): void => {
+      if (options.length === 0) {
+        clauses.push(negate ? '1' : '0');
+        return;
+      }
+      const parts: string[] = [];
+      for (const option of options) {
+        const sub = compileFilter({ [path]: option }, column);
+        parts.push(`coalesce(${sub.sql}, 0)`);
+        params.push(...sub.params);
+      }
+      clauses.push(negate ? `NOT (${parts.join(' OR ')})` : `(${parts.join(' OR ')})`);
+    };
+    const range = (operator: string, bound: string | number): void => {
+      clauses.push(
+        `(${value} ${operator} ? AND ${type} ${typeof bound === 'string' ? "= 'text'" : "IN ('integer', 'real')"})`,
+      );
+      params.push(bound);
+    };
+
+    if (!isOperatorCondition(condition)) {
+      equals(condition, false);
+      continue;
+    }
+    const c: Exclude<Condition, Scalar> = condition;
+    if (c.$eq !== undefined) equals(c.$eq, false);
+    if (c.$ne !== undefined) equals(c.$ne, true);
+    if (c.$in !== undefined) within(c.$in, false);
+    if (c.$nin !== undefined) within(c.$nin, true);
+    if (c.$exists !== undefined) clauses.push(c.$exists ? `${type} IS NOT NULL` : `${type} IS NULL`);
+    if (c.$gt !== undefined) range('>', c.$gt);
+    if (c.$gte !== undefined) range('>=', c.$gte);
+    if (c.$lt !== undefined) range('<', c.$lt);
+    if (c.$lte !== undefined) range('<=', c.$lte);
+  }
+  return { sql: clauses.length > 0 ? clauses.join(' AND ') : '1', params };
+}

@@ -1,0 +1,357 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { assertFilter, valueAt } from './filter.js';
+import type {
+  CollectionSpec,
+  Doc,
+  Filter,
+  GroupCount,
+  ReadStore,
+  Scalar,
+  TextNormalizer,
+  WriteOperation,
+} from './readStore.js';
+import {
+  ReadStoreUnavailableError,
+  UnsupportedQueryError,
+  assertCollectionName,
+  assertFieldPath,
+  searchTerms,
+} from './readStore.js';
+import { compileFilter, fieldExpression } from './sqliteFilter.js';
+
+export interface SqliteReadStoreOptions {
+  /** Database file (created with its folder), or `:memory:`. */
+  path: string;
+  /** Applied to indexed text and to search queries. Default: identity. */
+  normalizeText?: TextNormalizer;
+}
+
+interface CollectionState {
+  table: string;
+  textTable: string | null;
+  textFields: readonly string[];
+}
+
+/**
+ * The embedded read store: one table of JSON documents per collection, expression indexes on the
+ * declared fields, and an FTS5 table (porter stemming over unicode61) for the declared text fields.
+ * Deletion leaves nothing readable on disk: `secure_delete` zeroes freed pages, and the FTS5 table
+ * keeps its own copy of the indexed text so that its secure-delete path can remove a document's
+ * tokens from the index leaves (a contentless table only records tombstones and keeps the tokens). `write` runs in one transaction, so a projection's changes and its
+ * checkpoint commit together.
+ */
+export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStore {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  // A crash may lose the last commits of the read side, never corrupt it: projections catch up
+  // again from their checkpoints, which commit with the data they describe.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('secure_delete = ON');
+  db.pragma('busy_timeout = 10000');
+  db.exec(`CREATE TABLE IF NOT EXISTS _collections (name TEXT PRIMARY KEY, spec TEXT NOT NULL) WITHOUT ROWID;
+           CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;`);
+  const normalize = options.normalizeText ?? ((text: string) => text);
+  const collections = new Map<string, CollectionState>();
+  const statementCache = new Map<string, Database.Statement>();
+  let closed = false;
+
+  function statement(sql: string): Database.Statement {
+    let cached = statementCache.get(sql);
+    if (!cached) {
+      // Shapes vary with `$in` list lengths: keep the cache bounded.
+      if (statementCache.size >= 500) statementCache.clear();
+      cached = db.prepare(sql);
+      statementCache.set(sql, cached);
+    }
+    return cached;
+  }
+
+  function assertOpen(): void {
+    if (closed) throw new ReadStoreUnavailableError('read store is closed');
+  }
+
+  function createCollection(spec: CollectionSpec): CollectionState {
+    assertCollectionName(spec.name);
+    const table = `c_${spec.name}`;
+    const textFields = spec.textFields ?? [];
+    textFields.forEach(assertFieldPath);
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${table} (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)`,
+    );
+    for (const field of spec.indexes ?? []) {
+      db.exec(
+        `CREATE INDEX IF NOT EXISTS ${table}__${field.replace(/\./g, '__')} ON ${table} (${fieldExpression(field)})`,
+      );
+    }
+    let textTable: string | null = null;
+    if (textFields.length > 0) {
+      textTable = `t_${spec.name}`;
+      const columns = textFields.map((_, i) => `f${i}`).join(', ');
+      db.exec(
+        `CREATE VIRTUAL TABLE IF NOT EXISTS ${textTable} USING fts5(${columns}, tokenize='porter unicode61 remove_diacritics 2')`,
+      );
+      db.prepare(`INSERT INTO ${textTable} (${textTable}, rank) VALUES ('secure-delete', 1)`).run();
+    }
+    db.prepare(
+      'INSERT INTO _collections (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec',
+    ).run(spec.name, JSON.stringify(spec));
+    const state = { table, textTable, textFields };
+    collections.set(spec.name, state);
+    return state;
+  }
+
+  // Collections declared in an earlier run (by this or another process) are known without redeclaring.
+  for (const row of db.prepare('SELECT spec FROM _collections').all() as Array<{ spec: string }>) {
+    const spec = JSON.parse(row.spec) as CollectionSpec;
+    const textFields = spec.textFields ?? [];
+    collections.set(spec.name, {
+      table: `c_${spec.name}`,
+      textTable: textFields.length > 0 ? `t_${spec.name}` : null,
+      textFields,
+    });
+  }
+
+  function collection(name: string): CollectionState | null {
+    assertCollectionName(name);
+    return collections.get(name) ?? null;
+  }
+
+  function requireCollection(name: string): CollectionState {
+    return collection(name) ?? createCollection({ name });
+  }
+
+  function indexText(state: CollectionState, rid: number, doc: Doc): void {
+    if (!state.textTable) return;
+    const values = state.textFields.map((field) => {
+      const value = valueAt(doc, field);
+      return typeof value === 'string' ? normalize(value) : '';
+    });
+    statement(
+      `INSERT INTO ${state.textTable} (rowid, ${values.map((_, i) => `f${i}`).join(', ')}) VALUES (?, ${values.map(() => '?').join(', ')})`,
+    ).run(rid, ...values);
+  }
+
+  function unindexText(state: CollectionState, rid: number): void {
+    if (state.textTable) statement(`DELETE FROM ${state.textTable} WHERE rowid = ?`).run(rid);
+  }
+
+  function upsert(state: CollectionState, doc: Doc): void {
+    if (typeof doc.id !== 'string' || doc.id.length === 0)
+      throw new UnsupportedQueryError('a document needs a string id');
+    const existing = statement(`SELECT rid FROM ${state.table} WHERE id = ?`).get(doc.id) as
+      { rid: number } | undefined;
+    const json = JSON.stringify(doc);
+    if (existing) {
+      statement(`UPDATE ${state.table} SET doc = ? WHERE rid = ?`).run(json, existing.rid);
+      unindexText(state, existing.rid);
+      indexText(state, existing.rid, doc);
+    } else {
+      const info = statement(`INSERT INTO ${state.table} (id, doc) VALUES (?, ?)`).run(doc.id, json);
+      indexText(state, Number(info.lastInsertRowid), doc);
+    }
+  }
+
+  function remove(state: CollectionState, rid: number): void {
+    unindexText(state, rid);
+    statement(`DELETE FROM ${state.table} WHERE rid = ?`).run(rid);
+  }
+
+  const applyAll = db.transaction((operations: readonly WriteOperation[]) => {
+    for (const operation of operations) {
+      const state = requireCollection(operation.collection);
+      switch (operation.op) {
+        case 'upsert':
+          upsert(state, operation.doc);
+          break;
+        case 'patch': {
+          const row = statement(`SELECT doc FROM ${state.table} WHERE id = ?`).get(operation.id) as
+            { doc: string } | undefined;
+          if (!row) break;
+          const doc = JSON.parse(row.doc) as Doc;
+          for (const [key, value] of Object.entries(operation.set)) {
+            if (key === 'id') continue;
+            if (value === undefined) delete doc[key];
+            else doc[key] = value;
+          }
+          upsert(state, doc);
+          break;
+        }
+        case 'delete': {
+          const row = statement(`SELECT rid FROM ${state.table} WHERE id = ?`).get(operation.id) as
+            { rid: number } | undefined;
+          if (row) remove(state, row.rid);
+          break;
+        }
+        case 'deleteWhere': {
+          assertFilter(operation.filter);
+          const where = compileFilter(operation.filter);
+          const rows = db
+            .prepare(`SELECT rid FROM ${state.table} WHERE ${where.sql}`)
+            .all(...where.params) as Array<{ rid: number }>;
+          for (const row of rows) remove(state, row.rid);
+          break;
+        }
+      }
+    }
+  });
+
+  function whereClause(filter: Filter | undefined): { sql: string; params: unknown[] } {
+    if (filter) assertFilter(filter);
+    return compileFilter(filter);
+  }
+
+  function parse<T>(rows: Array<{ doc: string }>): T[] {
+    return rows.map((row) => JSON.parse(row.doc) as T);
+  }
+
+  return {
+    async ensureCollection(spec) {
+      assertOpen();
+      createCollection(spec);
+    },
+
+    async dropCollection(name) {
+      assertOpen();
+      const state = collection(name);
+      if (!state) return;
+      db.transaction(() => {
+        db.exec(`DROP TABLE IF EXISTS ${state.table}`);
+        if (state.textTable) db.exec(`DROP TABLE IF EXISTS ${state.textTable}`);
+        db.prepare('DELETE FROM _collections WHERE name = ?').run(name);
+      })();
+      collections.delete(name);
+      statementCache.clear();
+    },
+
+    async get<T extends Doc>(name: string, id: string) {
+      assertOpen();
+      const state = collection(name);
+      if (!state) return null;
+      const row = statement(`SELECT doc FROM ${state.table} WHERE id = ?`).get(id) as
+        { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as T) : null;
+    },
+
+    async find<T extends Doc>(name: string, query: Parameters<ReadStore['find']>[1] = {}) {
+      assertOpen();
+      const state = collection(name);
+      if (!state) return [];
+      const where = whereClause(query.filter);
+      const order = (query.sort ?? []).map(
+        ([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`,
+      );
+      order.push('rid ASC');
+      const sql = `SELECT doc FROM ${state.table} WHERE ${where.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+      return parse<T>(
+        statement(sql).all(...where.params, query.limit ?? -1, query.skip ?? 0) as Array<{ doc: string }>,
+      );
+    },
+
+    async count(name, filter) {
+      assertOpen();
+      const state = collection(name);
+      if (!state) return 0;
+      const where = whereClause(filter);
+      return (
+        statement(`SELECT count(*) AS n FROM ${state.table} WHERE ${where.sql}`).get(...where.params) as {
+          n: number;
+        }
+      ).n;
+    },
+
+    async countBy(name, field, filter): Promise<GroupCount[]> {
+      assertOpen();
+      const state = collection(name);
+      if (!state) return [];
+      const where = whereClause(filter);
+      const key = fieldExpression(field);
+      const rows = statement(
+        `SELECT ${key} AS value, json_type(doc, '$.${field}') AS type, count(*) AS count FROM ${state.table} WHERE ${where.sql} GROUP BY ${key}, json_type(doc, '$.${field}') IN ('true', 'false') ORDER BY count DESC, value`,
+      ).all(...where.params) as Array<{ value: Scalar; type: string | null; count: number }>;
+      return rows.map((row) => ({
+        value:
+          row.type === 'true'
+            ? true
+            : row.type === 'false'
+              ? false
+              : row.type === 'object' || row.type === 'array'
+                ? null
+                : row.value,
+        count: row.count,
+      }));
+    },
+
+    async search<T extends Doc>(
+      name: string,
+      text: string,
+      searchOptions: Parameters<ReadStore['search']>[2] = {},
+    ) {
+      assertOpen();
+      const state = collection(name);
+      if (!state?.textTable) {
+        if (state) throw new UnsupportedQueryError(`collection ${name} has no text fields`);
+        return [];
+      }
+      const terms = searchTerms(text, normalize);
+      if (terms.length === 0) return [];
+      // Every term quoted (no FTS syntax from users gets through); the last one also as a prefix.
+      const match = terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
+      if (searchOptions.filter) assertFilter(searchOptions.filter);
+      const where = compileFilter(searchOptions.filter, 'c.doc');
+      const rows = statement(
+        `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t JOIN ${state.table} c ON c.rid = t.rowid
+         WHERE ${state.textTable} MATCH ? AND ${where.sql}
+         ORDER BY rank LIMIT ? OFFSET ?`,
+      ).all(match, ...where.params, searchOptions.limit ?? 20, searchOptions.skip ?? 0) as Array<{
+        doc: string;
+        rank: number;
+      }>;
+      return rows.map((row) => ({ doc: JSON.parse(row.doc) as T, score: -row.rank }));
+    },
+
+    async write(operations) {
+      assertOpen();
+      if (operations.length > 0) applyAll.immediate(operations);
+    },
+
+    async acquireLease(name, owner, ttlMs) {
+      assertOpen();
+      const now = Date.now();
+      return db
+        .transaction(() => {
+          const row = db.prepare('SELECT owner, expires_at FROM _leases WHERE name = ?').get(name) as
+            { owner: string; expires_at: number } | undefined;
+          if (row && row.owner !== owner && row.expires_at > now) return false;
+          db.prepare(
+            'INSERT INTO _leases (name, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at',
+          ).run(name, owner, now + ttlMs);
+          return true;
+        })
+        .immediate();
+    },
+
+    async releaseLease(name, owner) {
+      assertOpen();
+      db.prepare('DELETE FROM _leases WHERE name = ? AND owner = ?').run(name, owner);
+    },
+
+    async health() {
+      if (closed) return { healthy: false, reason: 'read store is closed' };
+      try {
+        db.prepare('SELECT 1').get();
+        return { healthy: true, reason: null };
+      } catch (error) {
+        return { healthy: false, reason: (error as Error).message };
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,287 @@
+import { expect } from 'chai';
+import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
+import { UnsupportedQueryError } from '../../src/readStore/readStore.js';
+import { expectRejection } from '../support/expectRejection.js';
+
+export interface ReadStoreFixture {
+  store: ReadStore;
+  dispose(): Promise<void>;
+}
+
+let counter = 0;
+/** A fresh collection per test, so suites also work against a shared server. */
+const newCollection = (): string => `t${process.pid}_${Date.now() % 1_000_000}_${(counter += 1)}`;
+
+const people: Doc[] = [
+  { id: 'p1', name: 'Ada', age: 36, team: 'core', active: true, meta: { lang: 'en' } },
+  { id: 'p2', name: 'Brian', age: 41, team: 'core', active: false, meta: { lang: 'en' } },
+  { id: 'p3', name: 'Chen', age: 29, team: 'docs', active: true, meta: { lang: 'zh' } },
+  { id: 'p4', name: 'Dalia', age: 33, team: 'docs', active: true, meta: { lang: 'ar' }, nickname: null },
+  { id: 'p5', name: 'Emil', age: 52, active: false },
+];
+
+/** The ReadStore port's semantics; every adapter must pass it unchanged. */
+export function readStoreContract(adapter: string, create: () => Promise<ReadStoreFixture>): void {
+  describe(`ReadStore contract: ${adapter}`, function () {
+    this.timeout(20_000);
+    let fixture: ReadStoreFixture;
+    let store: ReadStore;
+    let name: string;
+    beforeEach(async () => {
+      fixture = await create();
+      store = fixture.store;
+      name = newCollection();
+      await store.ensureCollection({ name, indexes: ['team', 'age', 'meta.lang'] });
+      await store.write(people.map((doc) => ({ op: 'upsert', collection: name, doc })));
+    });
+    afterEach(async () => {
+      await store.dropCollection(name);
+      await fixture.dispose();
+    });
+    const ids = (docs: Doc[]): string[] => docs.map((doc) => doc.id);
+
+    describe('documents', () => {
+      it('gets a document by id, and null for an unknown id or collection', async () => {
+        expect(await store.get(name, 'p3')).to.deep.equal(people[2]);
+        expect(await store.get(name, 'nope')).to.equal(null);
+        expect(await store.get(newCollection(), 'p3')).to.equal(null);
+      });
+
+      it('replaces a document on upsert', async () => {
+        await store.write([{ op: 'upsert', collection: name, doc: { id: 'p1', name: 'Ada L.' } }]);
+        expect(await store.get(name, 'p1')).to.deep.equal({ id: 'p1', name: 'Ada L.' });
+      });
+
+      it('patches top-level fields, removes fields set to undefined, ignores unknown ids', async () => {
+        await store.write([
+          {
+            op: 'patch',
+            collection: name,
+            id: 'p2',
+            set: { age: 42, active: undefined, meta: { lang: 'de' } },
+          },
+          { op: 'patch', collection: name, id: 'ghost', set: { age: 1 } },
+        ]);
+        expect(await store.get(name, 'p2')).to.deep.equal({
+          id: 'p2',
+          name: 'Brian',
+          age: 42,
+          team: 'core',
+          meta: { lang: 'de' },
+        });
+        expect(await store.get(name, 'ghost')).to.equal(null);
+      });
+
+      it('deletes by id and by filter', async () => {
+        await store.write([
+          { op: 'delete', collection: name, id: 'p1' },
+          { op: 'deleteWhere', collection: name, filter: { team: 'docs' } },
+        ]);
+        expect(ids(await store.find(name, { sort: [['age', 1]] }))).to.deep.equal(['p2', 'p5']);
+      });
+
+      it('applies operations in order', async () => {
+        await store.write([
+          { op: 'upsert', collection: name, doc: { id: 'x', v: 1 } },
+          { op: 'patch', collection: name, id: 'x', set: { v: 2 } },
+          { op: 'delete', collection: name, id: 'x' },
+          { op: 'upsert', collection: name, doc: { id: 'x', v: 3 } },
+        ]);
+        expect(await store.get(name, 'x')).to.deep.equal({ id: 'x', v: 3 });
+      });
+    });
+
+    describe('queries', () => {
+      it('filters by equality on strings, numbers, booleans and dotted paths', async () => {
+        expect(ids(await store.find(name, { filter: { team: 'core' }, sort: [['age', 1]] }))).to.deep.equal([
+          'p1',
+          'p2',
+        ]);
+        expect(ids(await store.find(name, { filter: { age: 29 } }))).to.deep.equal(['p3']);
+        expect(ids(await store.find(name, { filter: { active: true }, sort: [['age', 1]] }))).to.deep.equal([
+          'p3',
+          'p4',
+          'p1',
+        ]);
+        expect(ids(await store.find(name, { filter: { 'meta.lang': 'en', active: false } }))).to.deep.equal([
+          'p2',
+        ]);
+      });
+
+      it('treats null as "null or missing", like MongoDB', async () => {
+        expect(ids(await store.find(name, { filter: { team: null } }))).to.deep.equal(['p5']);
+        expect(ids(await store.find(name, { filter: { nickname: null }, sort: [['age', 1]] }))).to.deep.equal(
+          ['p3', 'p4', 'p1', 'p2', 'p5'],
+        );
+        expect(
+          ids(await store.find(name, { filter: { team: { $ne: null } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p3', 'p4', 'p1', 'p2']);
+      });
+
+      it('supports $in, $nin and $ne, including missing fields', async () => {
+        expect(
+          ids(await store.find(name, { filter: { team: { $in: ['docs', 'ops'] } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p3', 'p4']);
+        expect(
+          ids(await store.find(name, { filter: { team: { $nin: ['core'] } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p3', 'p4', 'p5']);
+        expect(
+          ids(await store.find(name, { filter: { team: { $ne: 'docs' } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p1', 'p2', 'p5']);
+        expect(await store.find(name, { filter: { team: { $in: [] } } })).to.deep.equal([]);
+      });
+
+      it('supports ranges that never compare across types', async () => {
+        expect(
+          ids(await store.find(name, { filter: { age: { $gte: 33, $lt: 41 } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p4', 'p1']);
+        expect(ids(await store.find(name, { filter: { age: { $gt: 50 } } }))).to.deep.equal(['p5']);
+        expect(
+          ids(await store.find(name, { filter: { name: { $gte: 'C', $lt: 'E' } }, sort: [['name', 1]] })),
+        ).to.deep.equal(['p3', 'p4']);
+        expect(await store.find(name, { filter: { name: { $gt: 10 } } })).to.deep.equal([]);
+      });
+
+      it('supports $exists (a null value exists)', async () => {
+        expect(ids(await store.find(name, { filter: { nickname: { $exists: true } } }))).to.deep.equal([
+          'p4',
+        ]);
+        expect(ids(await store.find(name, { filter: { team: { $exists: false } } }))).to.deep.equal(['p5']);
+      });
+
+      it('sorts on several fields, skips and limits', async () => {
+        const sorted = await store.find(name, {
+          sort: [
+            ['team', -1],
+            ['age', 1],
+          ],
+        });
+        expect(ids(sorted)).to.deep.equal(['p3', 'p4', 'p1', 'p2', 'p5']);
+        expect(ids(await store.find(name, { sort: [['age', -1]], skip: 1, limit: 2 }))).to.deep.equal([
+          'p2',
+          'p1',
+        ]);
+      });
+
+      it('counts with and without a filter', async () => {
+        expect(await store.count(name)).to.equal(5);
+        expect(await store.count(name, { active: true })).to.equal(3);
+        expect(await store.count(newCollection())).to.equal(0);
+      });
+
+      it('counts documents grouped by a field', async () => {
+        const groups = await store.countBy(name, 'team');
+        expect(groups).to.have.deep.members([
+          { value: 'core', count: 2 },
+          { value: 'docs', count: 2 },
+          { value: null, count: 1 },
+        ]);
+        expect(await store.countBy(name, 'active', { team: 'core' })).to.have.deep.members([
+          { value: true, count: 1 },
+          { value: false, count: 1 },
+        ]);
+        expect(await store.countBy(name, 'meta.lang', { active: true })).to.have.deep.members([
+          { value: 'en', count: 1 },
+          { value: 'zh', count: 1 },
+          { value: 'ar', count: 1 },
+        ]);
+      });
+
+      it('rejects operators and paths outside the supported subset', async () => {
+        await expectRejection(
+          store.find(name, { filter: { age: { $where: 'x' } as never } }),
+          UnsupportedQueryError,
+        );
+        await expectRejection(store.find(name, { filter: { "x') OR 1=1 --": 1 } }), UnsupportedQueryError);
+        await expectRejection(store.get('Bad Name', 'x'), UnsupportedQueryError);
+      });
+    });
+
+    describe('full-text search', () => {
+      let notes: string;
+      beforeEach(async () => {
+        notes = newCollection();
+        await store.ensureCollection({ name: notes, indexes: ['owner'], textFields: ['title', 'body'] });
+        await store.write(
+          [
+            {
+              id: 'n1',
+              owner: 'u1',
+              title: 'Deployment guide',
+              body: 'How to deploy the archive service on two machines.',
+            },
+            {
+              id: 'n2',
+              owner: 'u1',
+              title: 'Holiday plans',
+              body: 'Beaches and mountains; nothing about servers.',
+            },
+            {
+              id: 'n3',
+              owner: 'u2',
+              title: 'Archive retention',
+              body: 'Deleted conversations are purged after thirty days.',
+            },
+            { id: 'n4', owner: 'u2', title: 'Café notes', body: 'Crème brûlée at the café near the office.' },
+          ].map((doc) => ({ op: 'upsert' as const, collection: notes, doc })),
+        );
+      });
+      afterEach(async () => store.dropCollection(notes));
+
+      it('finds documents containing every term, best first', async () => {
+        const hits = await store.search(notes, 'archive deploy');
+        expect(hits.map((hit) => hit.doc.id)).to.deep.equal(['n1']);
+        const archive = await store.search(notes, 'archive');
+        expect(archive.map((hit) => hit.doc.id)).to.have.members(['n1', 'n3']);
+        expect(archive[0]!.score).to.be.at.least(archive[1]!.score);
+      });
+
+      it('matches the last term as a prefix, ignores case and accents', async () => {
+        expect((await store.search(notes, 'purg')).map((h) => h.doc.id)).to.deep.equal(['n3']);
+        expect((await store.search(notes, 'CAFE creme')).map((h) => h.doc.id)).to.deep.equal(['n4']);
+      });
+
+      it('combines search with a filter, skip and limit', async () => {
+        expect(
+          (await store.search(notes, 'archive', { filter: { owner: 'u2' } })).map((h) => h.doc.id),
+        ).to.deep.equal(['n3']);
+        expect(await store.search(notes, 'archive', { limit: 1, skip: 5 })).to.deep.equal([]);
+      });
+
+      it('treats query syntax as plain words and returns nothing for an empty query', async () => {
+        expect(await store.search(notes, '"unbalanced AND OR NEAR( *')).to.be.an('array');
+        expect(await store.search(notes, '   ')).to.deep.equal([]);
+        expect(await store.search(notes, '!!!')).to.deep.equal([]);
+      });
+
+      it('keeps the index in step with updates and deletes', async () => {
+        await store.write([
+          { op: 'patch', collection: notes, id: 'n2', set: { body: 'Now about the archive after all.' } },
+          { op: 'delete', collection: notes, id: 'n1' },
+        ]);
+        expect((await store.search(notes, 'archive')).map((h) => h.doc.id)).to.have.members(['n2', 'n3']);
+        expect(await store.search(notes, 'beaches')).to.deep.equal([]);
+        await store.write([{ op: 'deleteWhere', collection: notes, filter: { owner: 'u2' } }]);
+        expect((await store.search(notes, 'archive')).map((h) => h.doc.id)).to.deep.equal(['n2']);
+      });
+    });
+
+    describe('leases', () => {
+      it('grants a lease to one owner at a time until it expires or is released', async () => {
+        const lease = `lease-${newCollection()}`;
+        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
+        expect(await store.acquireLease(lease, 'b', 300)).to.equal(false);
+        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(await store.acquireLease(lease, 'b', 300)).to.equal(true);
+        await store.releaseLease(lease, 'b');
+        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
+        await store.releaseLease(lease, 'a');
+      });
+    });
+
+    it('reports itself healthy', async () => {
+      expect(await store.health()).to.deep.equal({ healthy: true, reason: null });
+    });
+  });
+}
