@@ -1,0 +1,75 @@
+import type {
+  Doc,
+  FindQuery,
+  Filter,
+  GroupCount,
+  ReadStore,
+  SearchHit,
+  SearchOptions,
+} from '../readStore/readStore.js';
+import type { ActiveDoc, ProjectionRegistry } from './registry.js';
+import { physicalCollection } from './registry.js';
+
+/**
+ * Queries by logical collection name, answered from the active instance of the owning projection.
+ * Active pointers are cached for `refreshMs`; the projection engine of this process pushes changes at
+ * once, other processes' switches are seen within `refreshMs`.
+ */
+export interface ReadModels {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<T[]>;
+  count(collection: string, filter?: Filter): Promise<number>;
+  countBy(collection: string, field: string, filter?: Filter): Promise<GroupCount[]>;
+  search<T extends Doc = Doc>(
+    collection: string,
+    text: string,
+    options?: SearchOptions,
+  ): Promise<Array<SearchHit<T>>>;
+  /** Forget a cached pointer (the engine calls this when it switches an instance). */
+  setActive(active: ActiveDoc): void;
+}
+
+export function createReadModels(
+  store: ReadStore,
+  registry: ProjectionRegistry,
+  refreshMs = 1_000,
+): ReadModels {
+  const cache = new Map<string, { active: ActiveDoc | null; at: number }>();
+
+  async function physical(collection: string): Promise<string | null> {
+    const owner = registry.ownerOf(collection);
+    let entry = cache.get(owner.name);
+    if (!entry || Date.now() - entry.at > refreshMs) {
+      await registry.init();
+      entry = { active: await registry.active(owner.name), at: Date.now() };
+      cache.set(owner.name, entry);
+    }
+    return entry.active ? physicalCollection(collection, entry.active) : null;
+  }
+
+  return {
+    async get<T extends Doc>(collection: string, id: string) {
+      const name = await physical(collection);
+      return name ? store.get<T>(name, id) : null;
+    },
+    async find<T extends Doc>(collection: string, query?: FindQuery) {
+      const name = await physical(collection);
+      return name ? store.find<T>(name, query) : [];
+    },
+    async count(collection, filter) {
+      const name = await physical(collection);
+      return name ? store.count(name, filter) : 0;
+    },
+    async countBy(collection, field, filter) {
+      const name = await physical(collection);
+      return name ? store.countBy(name, field, filter) : [];
+    },
+    async search<T extends Doc>(collection: string, text: string, options?: SearchOptions) {
+      const name = await physical(collection);
+      return name ? store.search<T>(name, text, options) : [];
+    },
+    setActive(active) {
+      cache.set(active.name, { active, at: Date.now() });
+    },
+  };
+}

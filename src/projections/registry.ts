@@ -1,0 +1,104 @@
+import type { Doc, ReadStore } from '../readStore/readStore.js';
+import type { Projection } from './projection.js';
+
+/**
+ * Where projections keep their bookkeeping, in the read store itself (so a checkpoint can commit
+ * with the changes it describes): one document per instance (name, version, generation) with its
+ * checkpoint, and one "active" pointer per projection naming the instance queries read.
+ */
+export const REGISTRY_COLLECTION = 'sys_projections';
+
+export interface InstanceRef {
+  name: string;
+  version: number;
+  generation: number;
+}
+
+export interface InstanceDoc extends Doc, InstanceRef {
+  /** Position of the last event applied (0 before the first). */
+  position: number;
+  status: 'building' | 'live' | 'retired';
+}
+
+export interface ActiveDoc extends Doc, InstanceRef {}
+
+export const instanceId = (ref: InstanceRef): string =>
+  `instance:${ref.name}@${ref.version}.${ref.generation}`;
+export const activeId = (name: string): string => `active:${name}`;
+
+/** Physical collection of a logical one within an instance, e.g. `tasks__v1_3`. */
+export function physicalCollection(
+  collection: string,
+  ref: Pick<InstanceRef, 'version' | 'generation'>,
+): string {
+  return `${collection}__v${ref.version}_${ref.generation}`;
+}
+
+export function createProjectionRegistry(store: ReadStore, projections: readonly Projection[]) {
+  const owners = new Map<string, Projection>();
+  for (const projection of projections) {
+    for (const collection of projection.collections) {
+      const existing = owners.get(collection.name);
+      if (existing)
+        throw new Error(
+          `collection ${collection.name} is owned by both ${existing.name} and ${projection.name}`,
+        );
+      owners.set(collection.name, projection);
+    }
+  }
+  let ready: Promise<void> | null = null;
+
+  return {
+    projections,
+    /** The projection that owns a logical collection. */
+    ownerOf(collection: string): Projection {
+      const owner = owners.get(collection);
+      if (!owner) throw new Error(`no projection owns the collection ${collection}`);
+      return owner;
+    },
+    init(): Promise<void> {
+      ready ??= store.ensureCollection({ name: REGISTRY_COLLECTION, indexes: ['name'] });
+      return ready;
+    },
+    async active(name: string): Promise<ActiveDoc | null> {
+      return store.get<ActiveDoc>(REGISTRY_COLLECTION, activeId(name));
+    },
+    async instance(ref: InstanceRef): Promise<InstanceDoc | null> {
+      return store.get<InstanceDoc>(REGISTRY_COLLECTION, instanceId(ref));
+    },
+    async instances(name: string): Promise<InstanceDoc[]> {
+      return store.find<InstanceDoc>(REGISTRY_COLLECTION, {
+        filter: { name, status: { $exists: true } },
+        sort: [['generation', 1]],
+      });
+    },
+    /** The instance this code version should run: the active one if it is of this version, else one building beside it. */
+    async target(projection: Projection): Promise<InstanceDoc> {
+      const active = await this.active(projection.name);
+      if (active && active.version === projection.version) {
+        const instance = await this.instance(active);
+        if (instance) return instance;
+      }
+      const all = await this.instances(projection.name);
+      const building = all.find((doc) => doc.status === 'building' && doc.version === projection.version);
+      return building ?? this.createInstance(projection, all);
+    },
+    /** A fresh instance of the projection's current version, built from position 0 beside the active one. */
+    async createInstance(projection: Projection, existing?: InstanceDoc[]): Promise<InstanceDoc> {
+      const all = existing ?? (await this.instances(projection.name));
+      const generation = all.reduce((max, doc) => Math.max(max, doc.generation), 0) + 1;
+      const doc: InstanceDoc = {
+        id: instanceId({ name: projection.name, version: projection.version, generation }),
+        name: projection.name,
+        version: projection.version,
+        generation,
+        position: 0,
+        status: 'building',
+      };
+      await store.write([{ op: 'upsert', collection: REGISTRY_COLLECTION, doc }]);
+      return doc;
+    },
+  };
+}
+
+export type ProjectionRegistry = ReturnType<typeof createProjectionRegistry>;

@@ -1,0 +1,115 @@
+import type { TaskEvent } from '../domain/task/events.js';
+import { TASK_EVENT_TYPES } from '../domain/task/events.js';
+import type { TaskStatus } from '../domain/task/decider.js';
+import type { Projection } from './projection.js';
+
+export const TASKS = 'tasks';
+
+/** A background task as queries see it. Times are ISO 8601 (the issuing command's clock). */
+// A type alias, not an interface: aliases are assignable to the read store's `Doc` record type.
+export type TaskView = {
+  id: string;
+  jobType: string;
+  status: TaskStatus;
+  progress: number;
+  message: string | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  failureReason: string | null;
+  attempt: number;
+  createdBy: string;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** Last sign of life from a worker (start, progress, heartbeat); the watchdog reads it. */
+  lastActivityAt: string;
+  /** Number of events in the task's stream, for SSE clients resuming with Last-Event-ID. */
+  version: number;
+};
+
+export const tasksProjection: Projection = {
+  name: 'tasks',
+  version: 1,
+  handles: TASK_EVENT_TYPES,
+  collections: [{ name: TASKS, indexes: ['status', 'createdAt', 'lastActivityAt'] }],
+  async apply(recorded, view) {
+    const event = recorded as unknown as TaskEvent & { metadata: { now: string } };
+    const now = recorded.metadata.now;
+    const taskId = event.data.taskId;
+    const base = { version: recorded.streamVersion };
+    switch (event.type) {
+      case 'TaskCreated': {
+        const task: TaskView = {
+          id: taskId,
+          jobType: event.data.jobType,
+          status: 'pending',
+          progress: 0,
+          message: null,
+          result: null,
+          error: null,
+          failureReason: null,
+          attempt: 0,
+          createdBy: recorded.metadata.actorId,
+          createdAt: now,
+          startedAt: null,
+          completedAt: null,
+          lastActivityAt: now,
+          version: recorded.streamVersion,
+        };
+        view.put(TASKS, task);
+        return;
+      }
+      case 'TaskStarted':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          status: 'running',
+          attempt: event.data.attempt,
+          startedAt: now,
+          lastActivityAt: now,
+        });
+      case 'TaskResumed':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          status: 'running',
+          attempt: event.data.attempt,
+          message: `Resumed: ${event.data.reason}`,
+          lastActivityAt: now,
+        });
+      case 'TaskProgressed':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          progress: event.data.progress,
+          message: event.data.message,
+          lastActivityAt: now,
+        });
+      case 'TaskHeartbeat':
+        return view.patch(TASKS, taskId, { ...base, lastActivityAt: now });
+      case 'TaskCompleted':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          status: 'completed',
+          progress: 1,
+          result: event.data.result,
+          completedAt: now,
+          lastActivityAt: now,
+        });
+      case 'TaskFailed':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          status: 'failed',
+          error: event.data.error,
+          failureReason: event.data.reason,
+          completedAt: now,
+          lastActivityAt: now,
+        });
+      case 'TaskCancelled':
+        return view.patch(TASKS, taskId, {
+          ...base,
+          status: 'cancelled',
+          message: event.data.reason ? `Cancelled: ${event.data.reason}` : 'Cancelled',
+          completedAt: now,
+          lastActivityAt: now,
+        });
+    }
+  },
+};
