@@ -19,6 +19,8 @@ export type TaskView = {
   attempt: number;
   createdBy: string;
   createdAt: string;
+  /** Global position of `TaskCreated`: orders tasks strictly (timestamps can tie). */
+  sequence: number;
   startedAt: string | null;
   completedAt: string | null;
   /** Last sign of life from a worker (start, progress, heartbeat); the watchdog reads it. */
@@ -31,7 +33,7 @@ export const tasksProjection: Projection = {
   name: 'tasks',
   version: 1,
   handles: TASK_EVENT_TYPES,
-  collections: [{ name: TASKS, indexes: ['status', 'createdAt', 'lastActivityAt'] }],
+  collections: [{ name: TASKS, indexes: ['status', 'sequence', 'createdAt', 'lastActivityAt'] }],
   async apply(recorded, view) {
     const event = recorded as unknown as TaskEvent & { metadata: { now: string } };
     const now = recorded.metadata.now;
@@ -51,6 +53,7 @@ export const tasksProjection: Projection = {
           attempt: 0,
           createdBy: recorded.metadata.actorId,
           createdAt: now,
+          sequence: recorded.position,
           startedAt: null,
           completedAt: null,
           lastActivityAt: now,

@@ -96,11 +96,11 @@ describe('task decider', () => {
   it('never lets progress go backwards and rejects progress outside 0..1', () => {
     spec(taskDecider)
       .given([created, started, halfway])
-      .when(cmd('ReportProgress', { taskId, progress: 0.2, message: 'late' }))
+      .when(cmd('ReportProgress', { taskId, attempt: 1, progress: 0.2, message: 'late' }))
       .then([{ type: 'TaskProgressed', data: { taskId, progress: 0.5, message: 'late' } }]);
     spec(taskDecider)
       .given([created, started])
-      .when(cmd('ReportProgress', { taskId, progress: 1.5, message: null }))
+      .when(cmd('ReportProgress', { taskId, attempt: 1, progress: 1.5, message: null }))
       .thenThrows('invalid_progress');
   });
 
@@ -108,11 +108,11 @@ describe('task decider', () => {
     const cancelled: EventDraft<TaskEvent> = { type: 'TaskCancelled', data: { taskId, reason: null } };
     spec(taskDecider)
       .given([created, started, cancelled])
-      .when(cmd('ReportProgress', { taskId, progress: 0.7, message: null }))
+      .when(cmd('ReportProgress', { taskId, attempt: 1, progress: 0.7, message: null }))
       .thenThrows('task_cancelled');
     spec(taskDecider)
       .given([created, started, cancelled])
-      .when(cmd('CompleteTask', { taskId, result: null }))
+      .when(cmd('CompleteTask', { taskId, attempt: 1, result: null }))
       .thenThrows('task_cancelled');
   });
 
@@ -123,6 +123,41 @@ describe('task decider', () => {
     spec(taskDecider).given([created, started]).when(cancel).then([cancelled]);
     spec(taskDecider).given([created, started, cancelled]).when(cancel).then([]);
     spec(taskDecider).given([created, started, completed]).when(cancel).thenThrows('task_finished');
+  });
+
+  it('tells a worker whose attempt was superseded to stop', () => {
+    const resumed: EventDraft<TaskEvent> = {
+      type: 'TaskResumed',
+      data: { taskId, attempt: 2, workerId: 'w2', reason: 'attempt 1 was interrupted', resumeFrom: 0 },
+    };
+    spec(taskDecider)
+      .given([created, started, resumed])
+      .when(cmd('ReportProgress', { taskId, attempt: 1, progress: 0.9, message: null }))
+      .thenThrows('attempt_superseded');
+    spec(taskDecider)
+      .given([created, started, resumed])
+      .when(cmd('CompleteTask', { taskId, attempt: 1, result: null }))
+      .thenThrows('attempt_superseded');
+    spec(taskDecider)
+      .given([created, started, resumed])
+      .when(cmd('RecordHeartbeat', { taskId, attempt: 2 }))
+      .then([{ type: 'TaskHeartbeat', data: { taskId, attempt: 2 } }]);
+  });
+
+  it('fails a task from outside any attempt (watchdog), but not a finished one', () => {
+    const fail = cmd('FailTask', {
+      taskId,
+      attempt: null,
+      reason: 'worker_lost',
+      error: 'no heartbeat for 60 s',
+    });
+    spec(taskDecider)
+      .given([created, started])
+      .when(fail)
+      .then([
+        { type: 'TaskFailed', data: { taskId, reason: 'worker_lost', error: 'no heartbeat for 60 s' } },
+      ]);
+    spec(taskDecider).given([created, started, completed]).when(fail).then([]);
   });
 
   it('reports an unknown task as task_not_found', () => {

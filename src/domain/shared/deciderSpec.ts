@@ -33,9 +33,13 @@ export function spec<C extends AnyCommand, E extends AnyEvent, S>(decider: Decid
                 events = run();
               } catch (error) {
                 if (error instanceof DomainError && error.code === code) return;
-                throw new Error(`decide(${command.type}) threw ${String(error)} instead of a DomainError '${code}'`);
+                throw new Error(
+                  `decide(${command.type}) threw ${String(error)} instead of a DomainError '${code}'`,
+                );
               }
-              throw new Error(`decide(${command.type}) returned ${JSON.stringify(events)} instead of throwing '${code}'`);
+              throw new Error(
+                `decide(${command.type}) returned ${JSON.stringify(events)} instead of throwing '${code}'`,
+              );
             },
           };
         },

@@ -21,20 +21,36 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
   const { taskId } = command.data;
   if (command.type === 'CreateTask') {
     if (state.status !== 'none') return [];
-    return [{ type: 'TaskCreated', data: { taskId, jobType: command.data.jobType, input: command.data.input } }];
+    return [
+      { type: 'TaskCreated', data: { taskId, jobType: command.data.jobType, input: command.data.input } },
+    ];
   }
-  if (state.status === 'none') throw new NotFoundError('task_not_found', `Task ${taskId} does not exist`, { taskId });
+  if (state.status === 'none')
+    throw new NotFoundError('task_not_found', `Task ${taskId} does not exist`, { taskId });
 
   switch (command.type) {
     case 'BeginAttempt': {
       const { workerId, maxAttempts, resumable } = command.data;
-      if (state.status === 'pending') return [{ type: 'TaskStarted', data: { taskId, attempt: 1, workerId } }];
+      if (state.status === 'pending')
+        return [{ type: 'TaskStarted', data: { taskId, attempt: 1, workerId } }];
       if (state.status !== 'running') return [];
       if (!resumable) {
-        return [failed(taskId, 'worker_lost', `attempt ${state.attempt} was interrupted and this job cannot resume`)];
+        return [
+          failed(
+            taskId,
+            'worker_lost',
+            `attempt ${state.attempt} was interrupted and this job cannot resume`,
+          ),
+        ];
       }
       if (state.attempt >= maxAttempts) {
-        return [failed(taskId, 'attempts_exhausted', `interrupted ${state.attempt} times; giving up after ${maxAttempts} attempts`)];
+        return [
+          failed(
+            taskId,
+            'attempts_exhausted',
+            `interrupted ${state.attempt} times; giving up after ${maxAttempts} attempts`,
+          ),
+        ];
       }
       return [
         {
@@ -50,45 +66,73 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
       ];
     }
     case 'ReportProgress': {
-      assertRunning(state, taskId);
+      assertCurrentAttempt(state, taskId, command.data.attempt);
       const { progress, message } = command.data;
       if (!(progress >= 0 && progress <= 1)) {
         throw new RuleViolationError('invalid_progress', `Progress must be between 0 and 1, got ${progress}`);
       }
-      return [{ type: 'TaskProgressed', data: { taskId, progress: Math.max(progress, state.progress), message } }];
+      return [
+        { type: 'TaskProgressed', data: { taskId, progress: Math.max(progress, state.progress), message } },
+      ];
     }
     case 'RecordHeartbeat':
-      assertRunning(state, taskId);
-      return command.data.attempt === state.attempt
-        ? [{ type: 'TaskHeartbeat', data: { taskId, attempt: state.attempt } }]
-        : [];
+      assertCurrentAttempt(state, taskId, command.data.attempt);
+      return [{ type: 'TaskHeartbeat', data: { taskId, attempt: state.attempt } }];
     case 'CompleteTask':
       if (state.status === 'completed') return [];
-      assertRunning(state, taskId);
+      assertCurrentAttempt(state, taskId, command.data.attempt);
       return [{ type: 'TaskCompleted', data: { taskId, result: command.data.result } }];
     case 'FailTask':
       if (isFinished(state.status)) return [];
+      if (command.data.attempt !== null) assertCurrentAttempt(state, taskId, command.data.attempt);
       return [failed(taskId, command.data.reason, command.data.error)];
     case 'CancelTask':
       if (state.status === 'cancelled') return [];
       if (isFinished(state.status)) {
-        throw new InvalidStateError('task_finished', `Task ${taskId} is already ${state.status} and cannot be cancelled`, {
-          taskId,
-          status: state.status,
-        });
+        throw new InvalidStateError(
+          'task_finished',
+          `Task ${taskId} is already ${state.status} and cannot be cancelled`,
+          {
+            taskId,
+            status: state.status,
+          },
+        );
       }
       return [{ type: 'TaskCancelled', data: { taskId, reason: command.data.reason } }];
   }
 }
 
-function failed(taskId: string, reason: Extract<TaskEvent, { type: 'TaskFailed' }>['data']['reason'], error: string): Draft {
+function failed(
+  taskId: string,
+  reason: Extract<TaskEvent, { type: 'TaskFailed' }>['data']['reason'],
+  error: string,
+): Draft {
   return { type: 'TaskFailed', data: { taskId, error, reason } };
 }
 
-/** Work on a task that is not running must stop: cancelled is the common case, so it has its own code. */
-function assertRunning(state: Exclude<TaskState, { status: 'none' }>, taskId: string): void {
-  if (state.status === 'running') return;
-  if (state.status === 'cancelled') throw new InvalidStateError('task_cancelled', `Task ${taskId} was cancelled`, { taskId });
+/**
+ * Work on a task must stop when it is no longer running (cancelled is the common case, so it has its
+ * own code) or when another attempt took it over (the worker's lease expired and it was resumed).
+ */
+function assertCurrentAttempt(
+  state: Exclude<TaskState, { status: 'none' }>,
+  taskId: string,
+  attempt: number,
+): void {
+  if (state.status === 'running') {
+    if (state.attempt === attempt) return;
+    throw new InvalidStateError(
+      'attempt_superseded',
+      `Attempt ${attempt} of task ${taskId} was superseded by attempt ${state.attempt}`,
+      {
+        taskId,
+        attempt,
+        current: state.attempt,
+      },
+    );
+  }
+  if (state.status === 'cancelled')
+    throw new InvalidStateError('task_cancelled', `Task ${taskId} was cancelled`, { taskId });
   throw new InvalidStateError('task_not_running', `Task ${taskId} is ${state.status}, not running`, {
     taskId,
     status: state.status,
@@ -97,7 +141,13 @@ function assertRunning(state: Exclude<TaskState, { status: 'none' }>, taskId: st
 
 function evolve(state: TaskState, event: TaskEvent | Draft): TaskState {
   if (event.type === 'TaskCreated') {
-    return { status: 'pending', taskId: event.data.taskId, jobType: event.data.jobType, attempt: 0, progress: 0 };
+    return {
+      status: 'pending',
+      taskId: event.data.taskId,
+      jobType: event.data.jobType,
+      attempt: 0,
+      progress: 0,
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {

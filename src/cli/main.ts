@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { DataDirLockedError } from '../dataDirLock.js';
+import { createApp } from '../http/app.js';
+import { createLogger } from '../log.js';
+import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
+import { listen } from '../server.js';
+
+const USAGE = `archivist — an AI assistant and knowledge base you can trust
+
+Usage: archivist [command] [options]
+
+Commands:
+  serve                 Run Archivist (default). Embedded: HTTP, workers and projections in one process.
+  events [stream]       Print events as JSON lines: one stream, or all events (the audit tool).
+      --from <n>        Start after global position n (all events) or at version n (one stream).
+      --limit <n>       Print at most n events.
+      --follow          Keep printing new events as they are appended.
+  rebuild [projection]  Rebuild a projection (all when none is named) beside the active one and switch to it.
+  stats                 Print event log, projection and task statistics as JSON.
+
+Configuration comes from environment variables; see README.md.`;
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      from: { type: 'string' },
+      limit: { type: 'string' },
+      follow: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command = 'serve', ...rest] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel });
+
+  switch (command) {
+    case 'serve':
+      return serve(config, log, ALL_ROLES);
+    case 'events':
+      return printEvents(config, rest[0], values);
+    case 'rebuild':
+      return rebuild(config, rest[0]);
+    case 'stats':
+      return stats(config);
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+async function serve(
+  config: ReturnType<typeof loadConfig>,
+  log: ReturnType<typeof createLogger>,
+  roles: readonly Role[],
+): Promise<number> {
+  const runtime = createRuntime(config, { log });
+  await runtime.start(roles);
+  const running = roles.includes('api') ? await listen(createApp(runtime), runtime) : null;
+  log.info(
+    { url: running?.url, roles, dataDir: config.dataDir, embedded: runtime.embedded },
+    'Archivist is running',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running?.close();
+  await runtime.stop();
+  return 0;
+}
+
+/** The tools work beside a running server: they take no lock and touch no queue. */
+async function withTools<T>(
+  config: ReturnType<typeof loadConfig>,
+  use: (tools: Tools) => Promise<T>,
+): Promise<T> {
+  const tools = openTools(config, createLogger({ level: 'warn' }));
+  try {
+    await tools.registry.init();
+    return await use(tools);
+  } finally {
+    await tools.close();
+  }
+}
+
+function positiveInteger(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new ConfigError(`--${name} must be a non-negative integer`);
+  return number;
+}
+
+async function printEvents(
+  config: ReturnType<typeof loadConfig>,
+  stream: string | undefined,
+  options: { from?: string | undefined; limit?: string | undefined; follow?: boolean | undefined },
+): Promise<number> {
+  const from = positiveInteger(options.from, 'from');
+  let left = positiveInteger(options.limit, 'limit') ?? Number.POSITIVE_INFINITY;
+  return withTools(config, async ({ eventStore }) => {
+    const controller = new AbortController();
+    process.once('SIGINT', () => controller.abort());
+    const subscription = stream
+      ? eventStore.subscribeToStream(stream, { fromVersion: from ?? 1, signal: controller.signal })
+      : eventStore.subscribeToAll({ fromPosition: from ?? 0, signal: controller.signal });
+    const head = stream ? (await eventStore.streamInfo(stream)).version : await eventStore.headPosition();
+    let seenUpTo = stream ? (from ?? 1) - 1 : (from ?? 0);
+    if (!options.follow && seenUpTo >= head) return 0;
+    for await (const batch of subscription) {
+      for (const event of batch) {
+        if (left <= 0) break;
+        process.stdout.write(`${JSON.stringify(event)}\n`);
+        left -= 1;
+        seenUpTo = stream ? event.streamVersion : event.position;
+      }
+      if (left <= 0 || (!options.follow && seenUpTo >= head)) break;
+    }
+    subscription.close();
+    return 0;
+  });
+}
+
+async function rebuild(config: ReturnType<typeof loadConfig>, name: string | undefined): Promise<number> {
+  return withTools(config, async (runtime) => {
+    const known = runtime.registry.projections.map((projection) => projection.name);
+    if (name && !known.includes(name)) {
+      throw new ConfigError(`no read-model projection named ${name}; known: ${known.join(', ')}`);
+    }
+    const names = name ? [name] : known;
+    for (const projectionName of names) {
+      const started = Date.now();
+      let last = 0;
+      await runtime.projections.rebuild(projectionName, {
+        onProgress(position, head) {
+          if (Date.now() - last > 1_000) {
+            last = Date.now();
+            process.stderr.write(`${projectionName}: ${position}/${head}\n`);
+          }
+        },
+      });
+      process.stdout.write(
+        `${JSON.stringify({ projection: projectionName, rebuilt: true, ms: Date.now() - started })}\n`,
+      );
+    }
+    return 0;
+  });
+}
+
+async function stats(config: ReturnType<typeof loadConfig>): Promise<number> {
+  return withTools(config, async (runtime) => {
+    const projections = await Promise.all(
+      runtime.registry.projections.map(async (projection) => {
+        const active = await runtime.registry.active(projection.name);
+        const instance = active ? await runtime.registry.instance(active) : null;
+        return {
+          name: projection.name,
+          version: active?.version ?? null,
+          generation: active?.generation ?? null,
+          position: instance?.position ?? null,
+        };
+      }),
+    );
+    const tasks = await runtime.readModels.countBy('tasks', 'status');
+    const output = {
+      head_position: await runtime.eventStore.headPosition(),
+      projections,
+      tasks_by_status: Object.fromEntries(tasks.map((group) => [String(group.value), group.count])),
+    };
+    process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    return 0;
+  });
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+      process.stderr.write(`archivist: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(
+      `archivist: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,171 @@
+import { resolve } from 'node:path';
+
+/**
+ * Every setting comes from the environment. `CONFIG_VARIABLES` is the single source for the README
+ * table and for validation: a wrong value stops start-up with a message naming the variable.
+ */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel: string;
+  apiKeys: string[];
+  eventStore: 'file' | 'memory' | 'esdb';
+  eventStoreUrl: string | null;
+  bus: 'memory' | 'nats';
+  natsUrl: string | null;
+  readStore: 'embedded' | 'mongodb';
+  mongodbUrl: string | null;
+  mongodbDatabase: string;
+  maxJsonBytes: number;
+  maxUploadBytes: number;
+  readYourWritesTimeoutMs: number;
+  taskHeartbeatMs: number;
+  taskStallTimeoutMs: number;
+  /** Set when another process also writes the event store file: how often subscribers poll it. */
+  eventStorePollMs: number | null;
+}
+
+interface Variable {
+  name: string;
+  default: string;
+  meaning: string;
+}
+
+export const CONFIG_VARIABLES: readonly Variable[] = [
+  { name: 'HOST', default: '127.0.0.1', meaning: 'Interface the HTTP server listens on.' },
+  { name: 'PORT', default: '8000', meaning: 'HTTP port (both APIs, docs and OpenAPI).' },
+  {
+    name: 'DATA_DIR',
+    default: './data',
+    meaning: 'Folder for everything embedded: event log, read models, queues, uploads.',
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    meaning: 'pino level: fatal, error, warn, info, debug, trace or silent.',
+  },
+  {
+    name: 'API_KEYS',
+    default: '(empty)',
+    meaning: 'Comma-separated keys accepted in `X-API-Key`. Empty: authentication off (development).',
+  },
+  {
+    name: 'EVENT_STORE',
+    default: 'file',
+    meaning: '`file` (SQLite under DATA_DIR), `memory` (tests), or `esdb` (EventStoreDB).',
+  },
+  {
+    name: 'EVENTSTORE_URL',
+    default: '(none)',
+    meaning: 'EventStoreDB connection string, e.g. `esdb://localhost:2113?tls=false`.',
+  },
+  {
+    name: 'EVENT_STORE_POLL_MS',
+    default: '(off)',
+    meaning: 'Poll the event store file this often: set when several processes share it.',
+  },
+  {
+    name: 'BUS',
+    default: 'memory',
+    meaning: '`memory` (in-process; queues kept in SQLite under DATA_DIR) or `nats` (JetStream).',
+  },
+  { name: 'NATS_URL', default: '(none)', meaning: 'NATS server, e.g. `nats://127.0.0.1:4222`.' },
+  { name: 'READ_STORE', default: 'embedded', meaning: '`embedded` (SQLite under DATA_DIR) or `mongodb`.' },
+  { name: 'MONGODB_URL', default: '(none)', meaning: 'MongoDB connection string (MongoDB, or FerretDB).' },
+  { name: 'MONGODB_DATABASE', default: 'archivist', meaning: 'Database name for the read models.' },
+  { name: 'MAX_JSON_BYTES', default: '1048576', meaning: 'Largest JSON request body (413 above).' },
+  { name: 'MAX_UPLOAD_BYTES', default: '52428800', meaning: 'Largest uploaded file (413 above).' },
+  {
+    name: 'READ_YOUR_WRITES_TIMEOUT_MS',
+    default: '2000',
+    meaning: 'How long a write waits for the read models that serve the next read.',
+  },
+  {
+    name: 'TASK_HEARTBEAT_MS',
+    default: '10000',
+    meaning: 'How often a running task shows its worker is alive.',
+  },
+  {
+    name: 'TASK_STALL_TIMEOUT_MS',
+    default: '300000',
+    meaning: 'A running task silent this long is failed by the watchdog.',
+  },
+];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, options: readonly T[], fallback: T): T {
+  const value = text(env, name, fallback);
+  if (!(options as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${options.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function url(env: Env, name: string, required: boolean, because: string): string | null {
+  const value = env[name]?.trim() || null;
+  if (required && !value) throw new ConfigError(`${name} is required when ${because}`);
+  if (value) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`${name} is not a valid URL: ${JSON.stringify(value)}`);
+    }
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const, 'file');
+  const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const, 'memory');
+  const readStore = oneOf(env, 'READ_STORE', ['embedded', 'mongodb'] as const, 'embedded');
+  const pollMs = env['EVENT_STORE_POLL_MS']?.trim();
+  return {
+    host: text(env, 'HOST', '127.0.0.1'),
+    port: integer(env, 'PORT', 8000, 0, 65_535),
+    dataDir: resolve(text(env, 'DATA_DIR', './data')),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    apiKeys: (env['API_KEYS'] ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key.length > 0),
+    eventStore,
+    eventStoreUrl: url(env, 'EVENTSTORE_URL', eventStore === 'esdb', 'EVENT_STORE=esdb'),
+    bus,
+    natsUrl: url(env, 'NATS_URL', bus === 'nats', 'BUS=nats'),
+    readStore,
+    mongodbUrl: url(env, 'MONGODB_URL', readStore === 'mongodb', 'READ_STORE=mongodb'),
+    mongodbDatabase: text(env, 'MONGODB_DATABASE', 'archivist'),
+    maxJsonBytes: integer(env, 'MAX_JSON_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 52_428_800, 1_024, 10_737_418_240),
+    readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 2_000, 0, 60_000),
+    taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 10_000, 50, 3_600_000),
+    taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
+    eventStorePollMs: pollMs ? integer(env, 'EVENT_STORE_POLL_MS', 100, 1, 60_000) : null,
+  };
+}

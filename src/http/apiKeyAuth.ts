@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { HttpError } from './httpError.js';
+import type { RequestState } from './mountRoutes.js';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/**
+ * `X-API-Key` authentication as the Retrieval API specifies: no key → 401, a key that is not
+ * configured → 403, and no check at all when no keys are configured (development mode). Keys are
+ * compared as SHA-256 digests in constant time; the caller becomes `api-key:<first 8 hex of digest>`
+ * so logs and events name the key without revealing it.
+ */
+export function apiKeyAuth(keys: readonly string[]): Middleware {
+  const accepted = keys.map(digest);
+  return async (ctx, next) => {
+    if (accepted.length === 0) return next();
+    const presented = ctx.get('x-api-key');
+    if (!presented)
+      throw new HttpError(401, 'missing_api_key', 'This endpoint needs an API key in the X-API-Key header');
+    const candidate = digest(presented);
+    if (!accepted.some((key) => timingSafeEqual(key, candidate))) {
+      throw new HttpError(403, 'invalid_api_key', 'The API key in X-API-Key is not valid');
+    }
+    const state = ctx.state as RequestState;
+    state.caller = { ...state.caller, actorId: `api-key:${candidate.toString('hex').slice(0, 8)}` };
+    await next();
+  };
+}

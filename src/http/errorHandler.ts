@@ -1,0 +1,93 @@
+import type { Context, Middleware } from 'koa';
+import { HttpError, toHttpError } from './httpError.js';
+import type { RequestState } from './mountRoutes.js';
+
+export const ASSISTANT_PREFIX = '/api/method/';
+
+/** The Retrieval API's error body. `errors` lists each invalid field of a validation error. */
+function retrievalError(error: HttpError): Record<string, unknown> {
+  return {
+    error: error.type,
+    detail: error.message,
+    status_code: error.status,
+    timestamp: new Date().toISOString(),
+    ...(error.issues.length > 0 ? { errors: error.issues } : {}),
+  };
+}
+
+/** The Assistant API's envelope, with `success: false`. */
+function assistantError(error: HttpError): Record<string, unknown> {
+  return {
+    message: {
+      success: false,
+      data: null,
+      error: {
+        type: error.type,
+        message: error.message,
+        status_code: error.status,
+        ...(error.issues.length > 0 ? { errors: error.issues } : {}),
+      },
+    },
+  };
+}
+
+export function errorBody(ctx: Pick<Context, 'path'>, error: HttpError): Record<string, unknown> {
+  return ctx.path.startsWith(ASSISTANT_PREFIX) ? assistantError(error) : retrievalError(error);
+}
+
+/**
+ * Turns every error into the owning API's error shape with a proper status. Errors are logged here,
+ * once: 5xx with the stack at error level, client errors at info.
+ */
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (raw) {
+      const error = toHttpError(raw);
+      const { log } = ctx.state as RequestState;
+      if (error.status >= 500) {
+        log.error({ err: raw, status: error.status }, 'request failed');
+      } else {
+        log.info({ status: error.status, type: error.type, detail: error.message }, 'request rejected');
+      }
+      if (ctx.headerSent) return;
+      ctx.status = error.status;
+      ctx.body = errorBody(ctx, error);
+      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      if (error.status === 401) ctx.set('WWW-Authenticate', 'ApiKey header="X-API-Key"');
+    }
+  };
+}
+
+interface PathMatcher {
+  match(path: string, method: string): { path: Array<{ methods: string[] }> };
+}
+
+/**
+ * The answer for a request no route served: 405 (with `Allow`) when the path exists for other
+ * methods, 204 with `Allow` for OPTIONS, 404 otherwise.
+ */
+export function notFound(routers: readonly PathMatcher[]): Middleware {
+  return async (ctx) => {
+    const allowed = new Set(
+      routers.flatMap((router) => router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
+    );
+    if (allowed.size > 0) {
+      const allow = [...allowed].join(', ');
+      if (ctx.method === 'OPTIONS') {
+        ctx.status = 204;
+        ctx.set('Allow', allow);
+        return;
+      }
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `${ctx.method} is not allowed on ${ctx.path}; use ${allow}`,
+        [],
+        { Allow: allow },
+      );
+    }
+    throw new HttpError(404, 'not_found', `No endpoint ${ctx.method} ${ctx.path}`);
+  };
+}

@@ -1,0 +1,89 @@
+import { BusUnavailableError } from '../bus/bus.js';
+import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
+import { EventStoreUnavailableError } from '../eventStore/eventStore.js';
+import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
+import { ReadStoreUnavailableError } from '../readStore/readStore.js';
+
+export interface ValidationIssue {
+  location: 'path' | 'query' | 'body' | 'header';
+  /** Dotted path of the offending field ('' for the whole body). */
+  field: string;
+  message: string;
+}
+
+/** An error with the HTTP status, machine-readable type and message a client should get. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly issues: readonly ValidationIssue[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const PARSE_STATUS: Record<ParseErrorCode, number> = {
+  unsupported_format: 415,
+  format_mismatch: 415,
+  too_large: 413,
+  corrupt_document: 422,
+  encrypted_document: 422,
+  empty_document: 422,
+  too_complex: 422,
+  timeout: 422,
+  aborted: 499,
+};
+
+interface LibraryHttpError {
+  status?: unknown;
+  statusCode?: unknown;
+  httpCode?: unknown;
+  expose?: unknown;
+  type?: unknown;
+  message?: unknown;
+}
+
+/**
+ * Maps anything thrown while handling a request to what the client sees. Domain errors keep their
+ * code; stores that are down are 503 (retry later); body-parser errors keep their 4xx status;
+ * anything else is a 500 whose details stay in the log.
+ */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof NotFoundError) return new HttpError(404, error.code, error.message);
+  if (error instanceof InvalidStateError) return new HttpError(409, error.code, error.message);
+  if (error instanceof RuleViolationError) return new HttpError(422, error.code, error.message);
+  if (error instanceof DomainError) return new HttpError(400, error.code, error.message);
+  if (error instanceof ParseError) return new HttpError(PARSE_STATUS[error.code], error.code, error.message);
+  if (
+    error instanceof EventStoreUnavailableError ||
+    error instanceof ReadStoreUnavailableError ||
+    error instanceof BusUnavailableError
+  ) {
+    return new HttpError(503, 'service_unavailable', `${error.message}; retry later`, [], {
+      'Retry-After': '5',
+    });
+  }
+  const candidate = (typeof error === 'object' && error !== null ? error : {}) as LibraryHttpError;
+  const status = Number(candidate.status ?? candidate.statusCode ?? candidate.httpCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    if (status === 413)
+      return new HttpError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts');
+    if (candidate.type === 'entity.parse.failed' || (status === 400 && error instanceof SyntaxError)) {
+      return new HttpError(
+        400,
+        'invalid_json',
+        `The request body is not valid JSON: ${String(candidate.message)}`,
+      );
+    }
+    if (status === 405)
+      return new HttpError(405, 'method_not_allowed', String(candidate.message ?? 'Method not allowed'));
+    return new HttpError(status, 'bad_request', String(candidate.message ?? 'Bad request'));
+  }
+  if (status === 501)
+    return new HttpError(501, 'not_implemented', String(candidate.message ?? 'Not implemented'));
+  return new HttpError(500, 'internal_error', 'An unexpected error occurred');
+}

@@ -1,0 +1,223 @@
+import { rm } from 'node:fs/promises';
+import type Router from '@koa/router';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import type { Caller } from '../commands/context.js';
+import type { Logger } from '../log.js';
+import { HttpError, type ValidationIssue } from './httpError.js';
+import type { Route, Schema, UploadedFile } from './route.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export interface MountOptions {
+  maxJsonBytes: number;
+  maxUploadBytes: number;
+  /** Runs before non-public routes. */
+  authenticate?: Middleware;
+}
+
+/** What the request-context middleware leaves on `ctx.state`. */
+export interface RequestState {
+  caller: Caller;
+  log: Logger;
+  signal: AbortSignal;
+  correlationId: string;
+}
+
+// Strings from URLs and forms are coerced to the declared types; JSON bodies must be typed right.
+const lenient = addFormats(
+  new Ajv({
+    coerceTypes: 'array',
+    useDefaults: true,
+    removeAdditional: true,
+    allErrors: true,
+    strict: false,
+  }),
+);
+const strictTypes = addFormats(
+  new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: true, allErrors: true, strict: false }),
+);
+const compiled = new WeakMap<Schema, ValidateFunction>();
+
+function validator(ajv: Ajv, schema: Schema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function issuesOf(
+  errors: ErrorObject[] | null | undefined,
+  location: ValidationIssue['location'],
+): ValidationIssue[] {
+  return (errors ?? []).map((error) => {
+    const path = error.instancePath.split('/').filter(Boolean);
+    if (error.keyword === 'required')
+      path.push(String((error.params as { missingProperty: string }).missingProperty));
+    if (error.keyword === 'additionalProperties')
+      path.push(String((error.params as { additionalProperty: string }).additionalProperty));
+    const field = path.join('.');
+    const message = error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid');
+    const allowed =
+      error.keyword === 'enum'
+        ? `: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+        : '';
+    return { location, field, message: `${message}${allowed}` };
+  });
+}
+
+function validate(
+  ajv: Ajv,
+  schema: Schema | undefined,
+  value: unknown,
+  location: ValidationIssue['location'],
+): unknown {
+  if (!schema) return {};
+  const check = validator(ajv, schema);
+  if (check(value)) return value;
+  const issues = issuesOf(check.errors, location);
+  const summary = issues
+    .map((issue) => `${location}${issue.field ? `.${issue.field}` : ''} ${issue.message}`)
+    .join('; ');
+  throw new HttpError(422, 'validation_error', summary, issues);
+}
+
+/** A plain, mutable copy of the query (ajv coerces and fills defaults in place). */
+function plainQuery(ctx: Context): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(ctx.query));
+}
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.request.length;
+  return (length !== undefined && length > 0) || ctx.get('transfer-encoding') !== '';
+}
+
+function uploadedFiles(ctx: Context): UploadedFile[] {
+  const files = ctx.request.files ?? {};
+  return Object.entries(files).flatMap(([field, value]) =>
+    (Array.isArray(value) ? value : [value]).map((file) => ({
+      field,
+      fileName: (file.originalFilename ?? '').split(/[\\/]/).pop() ?? '',
+      mimeType: file.mimetype ?? null,
+      size: file.size,
+      path: file.filepath,
+    })),
+  );
+}
+
+function bodyParser(route: Route, options: MountOptions): Middleware | null {
+  if (!route.body) return null;
+  if (route.body.contentType === 'application/json') {
+    return koaBody({
+      json: true,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      jsonLimit: options.maxJsonBytes,
+      jsonStrict: true,
+    });
+  }
+  return koaBody({
+    json: false,
+    multipart: true,
+    urlencoded: false,
+    text: false,
+    formidable: {
+      maxFileSize: options.maxUploadBytes,
+      maxTotalFileSize: options.maxUploadBytes,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+    },
+  });
+}
+
+/** Adds each route to the router: auth, body parsing, validation, the handler, the response. */
+export function mountRoutes(router: Router, routes: readonly Route[], options: MountOptions): void {
+  for (const route of routes) {
+    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
+    const middlewares: Middleware[] = [];
+    if (!route.public && options.authenticate) middlewares.push(options.authenticate);
+    const body = route.body;
+    if (body?.contentType === 'application/json') {
+      middlewares.push(async (ctx, next) => {
+        if (hasBody(ctx) && !ctx.is('application/json')) {
+          throw new HttpError(
+            415,
+            'unsupported_media_type',
+            'This endpoint takes a JSON body (Content-Type: application/json)',
+          );
+        }
+        await next();
+      });
+    }
+    if (body?.contentType === 'multipart/form-data') {
+      middlewares.push(async (ctx, next) => {
+        if (!ctx.is('multipart/form-data')) {
+          throw new HttpError(
+            415,
+            'unsupported_media_type',
+            'This endpoint takes a multipart/form-data body',
+          );
+        }
+        await next();
+      });
+    }
+    const parse = bodyParser(route, options);
+    if (parse) middlewares.push(parse);
+
+    middlewares.push(async (ctx) => {
+      const state = ctx.state as RequestState;
+      const files = uploadedFiles(ctx);
+      try {
+        const params = validate(lenient, route.params, { ...ctx.params }, 'path');
+        const query = validate(lenient, route.query, plainQuery(ctx), 'query');
+        let parsedBody: unknown = {};
+        if (body?.contentType === 'application/json') {
+          parsedBody = validate(strictTypes, body.schema, ctx.request.body ?? {}, 'body');
+        } else if (body?.contentType === 'multipart/form-data') {
+          parsedBody = validate(
+            lenient,
+            body.schema,
+            { ...(ctx.request.body as Record<string, unknown> | undefined) },
+            'body',
+          );
+          for (const [field, spec] of Object.entries(body.files)) {
+            const count = files.filter((file) => file.field === field).length;
+            if (spec.required && count === 0) {
+              throw new HttpError(422, 'validation_error', `body.${field} is required (a file)`, [
+                { location: 'body', field, message: 'is required (a file)' },
+              ]);
+            }
+            if (!spec.multiple && count > 1) {
+              throw new HttpError(422, 'validation_error', `body.${field} takes one file, got ${count}`, [
+                { location: 'body', field, message: `takes one file, got ${count}` },
+              ]);
+            }
+          }
+        }
+        const response = await route.handle({
+          query,
+          params,
+          body: parsedBody,
+          files,
+          caller: state.caller,
+          log: state.log,
+          signal: state.signal,
+          koa: ctx,
+        });
+        if (response) {
+          ctx.status = response.status ?? 200;
+          ctx.body = response.body;
+          for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);
+        }
+      } finally {
+        if (files.length > 0) await Promise.all(files.map((file) => rm(file.path, { force: true })));
+      }
+    });
+    router.register(path, [route.method.toUpperCase()], middlewares, { name: route.operationId });
+  }
+}

@@ -1,0 +1,33 @@
+import type { Schema } from '../route.js';
+
+/** The Retrieval API's error body (every 4xx/5xx), as published in OpenAPI. */
+export const errorSchema = {
+  type: 'object',
+  required: ['error', 'detail', 'status_code', 'timestamp'],
+  properties: {
+    error: { type: 'string', description: 'Error type, e.g. not_found, validation_error' },
+    detail: { type: 'string', description: 'What went wrong, for people' },
+    status_code: { type: 'integer' },
+    timestamp: { type: 'string', format: 'date-time' },
+    errors: {
+      type: 'array',
+      description: 'Validation errors only: each invalid field',
+      items: {
+        type: 'object',
+        required: ['location', 'field', 'message'],
+        properties: { location: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+} as const satisfies Schema;
+
+export const errorResponses = {
+  401: { description: 'Missing API key', schema: errorSchema },
+  403: { description: 'Invalid API key', schema: errorSchema },
+  422: { description: 'Invalid parameters or body', schema: errorSchema },
+  503: { description: 'A store the request needs is unavailable; retry later', schema: errorSchema },
+} as const;
+
+export const nullableString = { type: ['string', 'null'] } as const;
+export const dateTime = { type: 'string', format: 'date-time' } as const;
+export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;

@@ -1,0 +1,238 @@
+import type { Caller } from '../../commands/context.js';
+import type { TaskCommands } from '../../commands/taskCommands.js';
+import { TERMINAL_TASK_EVENTS, taskStream } from '../../domain/task/events.js';
+import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
+import type { ProjectionEngine } from '../../projections/engine.js';
+import type { ReadModels } from '../../projections/readModels.js';
+import { TASKS, type TaskView } from '../../projections/tasksProjection.js';
+import type { Filter } from '../../readStore/readStore.js';
+import { HttpError } from '../httpError.js';
+import { defineRoute } from '../route.js';
+import { openSse } from '../sse.js';
+import { errorResponses, errorSchema, nullableDateTime, nullableString, dateTime } from './schemas.js';
+
+export interface TaskRouteDeps {
+  tasks: TaskCommands;
+  readModels: ReadModels;
+  projections: Pick<ProjectionEngine, 'waitFor'>;
+  eventStore: Pick<EventStore, 'subscribeToStream' | 'streamInfo'>;
+  readYourWritesTimeoutMs: number;
+}
+
+const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+export const taskSchema = {
+  type: 'object',
+  required: ['task_id', 'status', 'progress', 'result', 'error', 'created_at', 'started_at', 'completed_at'],
+  properties: {
+    task_id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: STATUSES },
+    progress: { type: 'number', minimum: 0, maximum: 1 },
+    result: { type: ['object', 'null'] },
+    error: nullableString,
+    created_at: dateTime,
+    started_at: nullableDateTime,
+    completed_at: nullableDateTime,
+    task_type: { type: 'string', description: 'What kind of work the task does' },
+    message: { ...nullableString, description: 'Latest progress message' },
+    attempt: {
+      type: 'integer',
+      description: 'Attempt number; above 1 when the task was resumed after an interruption',
+    },
+  },
+} as const;
+
+export function toTaskResource(task: TaskView): Record<string, unknown> {
+  return {
+    task_id: task.id,
+    status: task.status,
+    progress: task.progress,
+    result: task.result,
+    error: task.error,
+    created_at: task.createdAt,
+    started_at: task.startedAt,
+    completed_at: task.completedAt,
+    task_type: task.jobType,
+    message: task.message,
+    attempt: task.attempt,
+  };
+}
+
+const taskIdParams = {
+  type: 'object',
+  required: ['task_id'],
+  properties: { task_id: { type: 'string', description: 'Task id (UUID)' } },
+} as const;
+
+const snake = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** One task event as an SSE payload: snake_case fields, the task id, its version and time. */
+function toEventPayload(event: RecordedEvent): Record<string, unknown> {
+  const fields = Object.fromEntries(
+    Object.entries(event.data)
+      .filter(([key]) => key !== 'taskId')
+      .map(([key, value]) => [snake(key), value]),
+  );
+  return {
+    type: event.type,
+    task_id: event.data['taskId'],
+    version: event.streamVersion,
+    at: event.metadata.now,
+    ...fields,
+  };
+}
+
+export function taskRoutes(deps: TaskRouteDeps) {
+  async function findTask(taskId: string): Promise<TaskView> {
+    const task = await deps.readModels.get<TaskView>(TASKS, taskId);
+    if (!task) throw new HttpError(404, 'task_not_found', `Task ${taskId} does not exist`);
+    return task;
+  }
+
+  async function cancel(taskId: string, caller: Caller) {
+    await findTask(taskId);
+    const outcome = await deps.tasks.cancel({ taskId, reason: null }, caller);
+    await deps.projections.waitFor(outcome.position, {
+      projections: ['tasks'],
+      timeoutMs: deps.readYourWritesTimeoutMs,
+    });
+    return outcome;
+  }
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/tasks',
+      operationId: 'listTasks',
+      summary: 'List background tasks, newest first',
+      tags: ['Tasks'],
+      query: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: STATUSES, description: 'Only tasks in this state' },
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 200,
+            default: 50,
+            description: 'Most tasks returned (1-200)',
+          },
+        },
+        required: ['limit'],
+        additionalProperties: false,
+      },
+      responses: {
+        200: {
+          description: 'Tasks and the number matching the filter',
+          schema: {
+            type: 'object',
+            required: ['tasks', 'total'],
+            properties: { tasks: { type: 'array', items: taskSchema }, total: { type: 'integer' } },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle({ query }) {
+        const filter: Filter = query.status ? { status: query.status } : {};
+        const [found, total] = await Promise.all([
+          deps.readModels.find<TaskView>(TASKS, { filter, sort: [['sequence', -1]], limit: query.limit }),
+          deps.readModels.count(TASKS, filter),
+        ]);
+        return { body: { tasks: found.map(toTaskResource), total } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/tasks/{task_id}',
+      operationId: 'getTask',
+      summary: 'A background task',
+      tags: ['Tasks'],
+      params: taskIdParams,
+      responses: {
+        200: { description: 'The task', schema: taskSchema },
+        404: { description: 'No such task', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ params }) {
+        return { body: toTaskResource(await findTask(params.task_id)) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/tasks/{task_id}',
+      operationId: 'cancelTask',
+      summary: 'Cancel a pending or running task',
+      description:
+        'A running task stops at its next step. Cancelling a cancelled task again answers the same; a completed or failed task cannot be cancelled (409).',
+      tags: ['Tasks'],
+      params: taskIdParams,
+      responses: {
+        200: {
+          description: 'Cancelled',
+          schema: {
+            type: 'object',
+            required: ['task_id', 'status', 'message'],
+            properties: {
+              task_id: { type: 'string' },
+              status: { type: 'string', enum: ['cancelled'] },
+              message: { type: 'string' },
+            },
+          },
+        },
+        404: { description: 'No such task', schema: errorSchema },
+        409: { description: 'The task already completed or failed', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ params, caller }) {
+        const outcome = await cancel(params.task_id, caller);
+        const message = outcome.appended.length > 0 ? 'Task cancelled' : 'Task was already cancelled';
+        return { body: { task_id: params.task_id, status: 'cancelled', message } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/tasks/{task_id}/events',
+      operationId: 'followTask',
+      summary: "Follow a task's events live (Server-Sent Events)",
+      description:
+        "Replays the task's events from the start — or after the `Last-Event-ID` header (an event's `id` is its version in the task's stream) — then follows new ones until the task completes, fails or is cancelled, and ends the stream. Each event's name is its type (TaskCreated, TaskStarted, TaskResumed, TaskProgressed, TaskHeartbeat, TaskCompleted, TaskFailed, TaskCancelled); its data holds task_id, version, at and the event's fields. A client that reconnects after the end gets 204, which tells EventSource to stop.",
+      tags: ['Tasks'],
+      params: taskIdParams,
+      responses: {
+        200: {
+          description: 'The event stream',
+          contentType: 'text/event-stream',
+          schema: { type: 'string' },
+        },
+        204: { description: 'The task is finished and the client has seen all its events' },
+        404: { description: 'No such task', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ params, koa, signal }) {
+        const task = await findTask(params.task_id);
+        const lastEventId = Number.parseInt(koa.get('last-event-id'), 10);
+        const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0;
+        const stream = taskStream(params.task_id);
+        const finished = ['completed', 'failed', 'cancelled'].includes(task.status);
+        if (finished && after >= (await deps.eventStore.streamInfo(stream)).version) {
+          return { status: 204, body: null };
+        }
+        const sse = openSse(koa, signal);
+        const subscription = deps.eventStore.subscribeToStream(stream, { fromVersion: after + 1, signal });
+        void (async () => {
+          try {
+            for await (const batch of subscription) {
+              for (const event of batch) {
+                sse.send({ id: event.streamVersion, event: event.type, data: toEventPayload(event) });
+                if ((TERMINAL_TASK_EVENTS as readonly string[]).includes(event.type)) return;
+              }
+            }
+          } finally {
+            subscription.close();
+            sse.close();
+          }
+        })();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,96 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Context } from 'koa';
+import type { Caller } from '../commands/context.js';
+import type { Logger } from '../log.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A JSON schema as written in route definitions (`as const` so types can be inferred from it). */
+export type Schema = Exclude<JSONSchema, boolean>;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+export interface UploadedFile {
+  field: string;
+  fileName: string;
+  mimeType: string | null;
+  size: number;
+  /** Absolute path of the temporary file holding the upload (removed after the response). */
+  path: string;
+}
+
+export type JsonBody<S extends Schema> = { contentType: 'application/json'; schema: S };
+/** Form fields are validated like query parameters (strings coerced); files are checked by name. */
+export type MultipartBody<S extends Schema> = {
+  contentType: 'multipart/form-data';
+  schema: S;
+  files: Record<string, { required: boolean; multiple: boolean; description: string }>;
+};
+
+type Infer<S> = [S] extends [never] ? Record<string, never> : S extends Schema ? FromSchema<S> : never;
+
+export interface RouteRequest<Q, P, B> {
+  query: Q;
+  params: P;
+  body: B;
+  files: UploadedFile[];
+  caller: Caller;
+  log: Logger;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  koa: Context;
+}
+
+export interface RouteResponse {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  method: HttpMethod;
+  /** OpenAPI path template relative to the API's prefix, e.g. `/tasks/{task_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  /** Public routes need no credentials. */
+  public?: boolean;
+  query?: Schema;
+  params?: Schema;
+  body?: JsonBody<Schema> | MultipartBody<Schema>;
+  responses: Readonly<Record<number, ResponseSpec>>;
+  /** Returns the response, or nothing when it wrote to `koa` itself (streams). */
+  handle(request: RouteRequest<unknown, unknown, unknown>): Promise<RouteResponse | void>;
+}
+
+/**
+ * Declares a route. The schemas are validated with ajv before `handle` runs, typed for `handle`
+ * through `FromSchema`, and published in `/openapi.json`, so the three can never disagree.
+ */
+export function defineRoute<
+  const Q extends Schema = never,
+  const P extends Schema = never,
+  const B extends Schema = never,
+>(route: {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  public?: boolean;
+  query?: Q;
+  params?: P;
+  body?: JsonBody<B> | MultipartBody<B>;
+  responses: Readonly<Record<number, ResponseSpec>>;
+  handle(request: RouteRequest<Infer<Q>, Infer<P>, Infer<B>>): Promise<RouteResponse | void>;
+}): Route {
+  return route as unknown as Route;
+}

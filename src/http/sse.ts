@@ -1,0 +1,49 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+
+export interface SseStream {
+  /** Writes one event; `data` is serialised as JSON on one line. */
+  send(event: { data: unknown; event?: string; id?: string | number }): void;
+  /** Ends the stream. */
+  close(): void;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/**
+ * Switches the response to Server-Sent Events. A comment line every `keepAliveMs` keeps proxies
+ * from closing an idle stream; writing stops when the client has gone.
+ */
+export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000): SseStream {
+  const stream = new PassThrough();
+  ctx.status = 200;
+  ctx.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  ctx.body = stream;
+  ctx.req.socket.setNoDelay(true);
+  const keepAlive = setInterval(() => {
+    if (!stream.writableEnded) stream.write(': keep-alive\n\n');
+  }, keepAliveMs);
+  keepAlive.unref();
+  const close = (): void => {
+    clearInterval(keepAlive);
+    if (!stream.writableEnded) stream.end();
+  };
+  signal.addEventListener('abort', close, { once: true });
+  return {
+    send({ data, event, id }) {
+      if (stream.writableEnded) return;
+      let frame = '';
+      if (id !== undefined) frame += `id: ${id}\n`;
+      if (event) frame += `event: ${event}\n`;
+      frame += `data: ${JSON.stringify(data)}\n\n`;
+      stream.write(frame);
+    },
+    close,
+    signal,
+  };
+}

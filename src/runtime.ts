@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Bus } from './bus/bus.js';
+import { createLocalBus } from './bus/localBus.js';
+import type { Clock } from './commands/context.js';
+import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
+import type { Config } from './config.js';
+import { ConfigError } from './config.js';
+import { lockDataDir } from './dataDirLock.js';
+import type { EventStore } from './eventStore/eventStore.js';
+import { createMemoryEventStore } from './eventStore/memoryEventStore.js';
+import { createSqliteEventStore } from './eventStore/sqliteEventStore.js';
+import type { ComponentHealth, HealthCheck } from './health.js';
+import { checkAll, notBuilt } from './health.js';
+import type { Logger } from './log.js';
+import { createProjectionEngine, type ProjectionEngine } from './projections/engine.js';
+import type { Projection } from './projections/projection.js';
+import { createReadModels, type ReadModels } from './projections/readModels.js';
+import { createProjectionRegistry, type ProjectionRegistry } from './projections/registry.js';
+import { tasksProjection } from './projections/tasksProjection.js';
+import type { ReadStore } from './readStore/readStore.js';
+import { createSqliteReadStore } from './readStore/sqliteReadStore.js';
+import { VERSION } from './version.js';
+import type { JobRegistry, JobType } from './workers/jobs.js';
+import { createJobRegistry } from './workers/jobs.js';
+import { taskDispatchProjection } from './workers/taskDispatch.js';
+import { createTaskWatchdog } from './workers/taskWatchdog.js';
+import { createTaskWorker } from './workers/taskWorker.js';
+
+/** What a process does: serve HTTP, run jobs, maintain read models. The embedded default does all three. */
+export type Role = 'api' | 'worker' | 'projector';
+export const ALL_ROLES: readonly Role[] = ['api', 'worker', 'projector'];
+
+export interface RuntimeOptions {
+  log: Logger;
+  /** Job types this process can run (the product's, and tests' own). */
+  jobs?: readonly JobType[];
+  clock?: Clock;
+}
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  version: string;
+  clock: Clock;
+  eventStore: EventStore;
+  bus: Bus;
+  readStore: ReadStore;
+  registry: ProjectionRegistry;
+  readModels: ReadModels;
+  projections: ProjectionEngine;
+  tasks: TaskCommands;
+  jobs: JobRegistry;
+  /** True when every port is embedded: one process owns the data folder. */
+  embedded: boolean;
+  start(roles?: readonly Role[]): Promise<void>;
+  stop(): Promise<void>;
+  health(): Promise<ComponentHealth[]>;
+}
+
+/** Projections that maintain read models (as opposed to ones that react with side effects). */
+export function readModelProjections(): Projection[] {
+  return [tasksProjection];
+}
+
+export function openEventStore(config: Config, pollIntervalMs = config.eventStorePollMs): EventStore {
+  switch (config.eventStore) {
+    case 'file':
+      return createSqliteEventStore({ path: join(config.dataDir, 'events.db'), pollIntervalMs });
+    case 'memory':
+      return createMemoryEventStore();
+    case 'esdb':
+      throw new ConfigError('EVENT_STORE=esdb: the EventStoreDB adapter is not part of this build yet');
+  }
+}
+
+function openBus(config: Config): Bus {
+  if (config.bus === 'nats')
+    throw new ConfigError('BUS=nats: the NATS adapter is not part of this build yet');
+  return createLocalBus({
+    path: config.eventStore === 'memory' ? undefined : join(config.dataDir, 'queues.db'),
+  });
+}
+
+export function openReadStore(config: Config): ReadStore {
+  if (config.readStore === 'mongodb')
+    throw new ConfigError('READ_STORE=mongodb: the MongoDB adapter is not part of this build yet');
+  return createSqliteReadStore({
+    path: config.eventStore === 'memory' ? ':memory:' : join(config.dataDir, 'read.db'),
+  });
+}
+
+/**
+ * The composition root: picks an adapter for each port from the configuration and wires the
+ * command side, projections, workers and health checks together. Nothing starts until `start`.
+ */
+export function createRuntime(config: Config, options: RuntimeOptions): Runtime {
+  const { log } = options;
+  const clock = options.clock ?? (() => new Date());
+  const embedded = config.eventStore !== 'esdb' && config.bus === 'memory' && config.readStore === 'embedded';
+  // Embedded: one process per data folder, so its leases survive its own restarts (a crash does
+  // not leave projections waiting for a dead lease). Otherwise every process is a distinct owner.
+  const unlock = embedded && config.eventStore === 'file' ? lockDataDir(config.dataDir) : null;
+  const owner = embedded ? 'embedded' : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+  const eventStore = openEventStore(config);
+  const bus = openBus(config);
+  const readStore = openReadStore(config);
+  const projectionList: Projection[] = [...readModelProjections(), taskDispatchProjection(bus)];
+  const registry = createProjectionRegistry(readStore, projectionList);
+  const readModels = createReadModels(readStore, registry);
+  const projections = createProjectionEngine({
+    eventStore,
+    readStore,
+    registry,
+    readModels,
+    owner,
+    log: log.child({ component: 'projections' }),
+  });
+  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
+  const jobs = createJobRegistry(options.jobs ?? []);
+  const workerId = `${hostname()}:${process.pid}`;
+  const worker = createTaskWorker({
+    bus,
+    eventStore,
+    tasks,
+    jobs,
+    workerId,
+    log: log.child({ component: 'worker' }),
+    heartbeatMs: config.taskHeartbeatMs,
+  });
+  const watchdog = createTaskWatchdog({
+    readModels,
+    tasks,
+    bus,
+    jobs,
+    clock,
+    log: log.child({ component: 'watchdog' }),
+    stallTimeoutMs: config.taskStallTimeoutMs,
+  });
+
+  const checks: HealthCheck[] = [
+    {
+      name: 'event_store',
+      check: async () => ({ healthy: true, reason: `head position ${await eventStore.headPosition()}` }),
+    },
+    { name: 'read_store', check: () => readStore.health() },
+    { name: 'bus', check: () => bus.health() },
+    {
+      name: 'projections',
+      async check() {
+        const failed = projections.status().filter((status) => status.state === 'failed');
+        if (failed.length > 0) {
+          return {
+            healthy: false,
+            reason: failed.map((status) => `${status.name}: ${status.error}`).join('; '),
+          };
+        }
+        const head = await eventStore.headPosition();
+        const caughtUp = await projections.waitFor(head, { timeoutMs: 0 });
+        return { healthy: caughtUp, reason: caughtUp ? null : `catching up to position ${head}` };
+      },
+    },
+    notBuilt('embedder', 'not built yet: embeddings arrive with the knowledge base'),
+    notBuilt('llm', 'not built yet: answer generation arrives with the knowledge base'),
+    notBuilt('vector_store', 'not built yet: the vector index arrives with the knowledge base'),
+    notBuilt('reranker', 'not built yet: reranking arrives with the knowledge base'),
+  ];
+
+  return {
+    config,
+    log,
+    version: VERSION,
+    clock,
+    eventStore,
+    bus,
+    readStore,
+    registry,
+    readModels,
+    projections,
+    tasks,
+    jobs,
+    embedded,
+    async start(roles = ALL_ROLES) {
+      await registry.init();
+      if (roles.includes('projector')) await projections.start();
+      if (roles.includes('worker')) {
+        worker.start();
+        watchdog.start();
+      }
+    },
+    async stop() {
+      watchdog.stop();
+      await worker.stop();
+      await projections.stop();
+      await bus.close();
+      await eventStore.close();
+      await readStore.close();
+      unlock?.();
+    },
+    health: () => checkAll(checks),
+  };
+}
+
+/** What the CLI's tools use beside a possibly running server: no lock, no bus, no workers. */
+export interface Tools {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  registry: ProjectionRegistry;
+  readModels: ReadModels;
+  projections: ProjectionEngine;
+  close(): Promise<void>;
+}
+
+export function openTools(config: Config, log: Logger): Tools {
+  // Another process may be appending: poll for its events.
+  const eventStore = openEventStore(config, 200);
+  const readStore = openReadStore(config);
+  const registry = createProjectionRegistry(readStore, readModelProjections());
+  const readModels = createReadModels(readStore, registry);
+  const owner = `cli:${hostname()}:${process.pid}`;
+  const projections = createProjectionEngine({ eventStore, readStore, registry, readModels, owner, log });
+  return {
+    eventStore,
+    readStore,
+    registry,
+    readModels,
+    projections,
+    async close() {
+      await projections.stop();
+      await eventStore.close();
+      await readStore.close();
+    },
+  };
+}

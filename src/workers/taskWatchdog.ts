@@ -1,0 +1,107 @@
+import type { Bus } from '../bus/bus.js';
+import { deadLetterSubject } from '../bus/bus.js';
+import type { Caller, Clock } from '../commands/context.js';
+import type { TaskCommands } from '../commands/taskCommands.js';
+import type { Logger } from '../log.js';
+import type { ReadModels } from '../projections/readModels.js';
+import type { TaskView } from '../projections/tasksProjection.js';
+import { TASKS } from '../projections/tasksProjection.js';
+import type { JobRegistry } from './jobs.js';
+import { taskQueue } from './jobs.js';
+
+export interface TaskWatchdogOptions {
+  readModels: ReadModels;
+  tasks: TaskCommands;
+  bus: Bus;
+  jobs: JobRegistry;
+  clock: Clock;
+  log: Logger;
+  /** A running task silent this long has lost its worker for good (well beyond bus redelivery). */
+  stallTimeoutMs?: number;
+  intervalMs?: number;
+}
+
+const WATCHDOG: Caller = { actorId: 'system:watchdog', correlationId: 'watchdog' };
+
+/**
+ * The last line of defence against tasks stuck in `running` or `pending`: redelivery by the bus
+ * resumes most interrupted tasks; the watchdog fails those whose worker fell silent for longer than
+ * redelivery could explain, those whose job was dead-lettered by the bus, and pending tasks of job
+ * types no worker here knows.
+ */
+export function createTaskWatchdog(options: TaskWatchdogOptions) {
+  const { readModels, tasks, bus, jobs, clock, log } = options;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 5 * 60_000;
+  const intervalMs = options.intervalMs ?? 15_000;
+  let timer: NodeJS.Timeout | null = null;
+  const unsubscribes: Array<() => void> = [];
+
+  async function failTask(
+    task: Pick<TaskView, 'id'>,
+    reason: 'worker_lost' | 'attempts_exhausted' | 'unknown_job_type',
+    error: string,
+  ) {
+    try {
+      const outcome = await tasks.fail({ taskId: task.id, attempt: null, reason, error }, WATCHDOG);
+      if (outcome.appended.length > 0) log.warn({ taskId: task.id, reason, error }, 'watchdog failed a task');
+    } catch (failure) {
+      log.error({ err: failure, taskId: task.id }, 'watchdog could not fail a task');
+    }
+  }
+
+  async function sweep(): Promise<void> {
+    const cutoff = new Date(clock().getTime() - stallTimeoutMs).toISOString();
+    const stalled = await readModels.find<TaskView>(TASKS, {
+      filter: { status: 'running', lastActivityAt: { $lt: cutoff } },
+      limit: 100,
+    });
+    for (const task of stalled) {
+      const seconds = Math.round((clock().getTime() - Date.parse(task.lastActivityAt)) / 1000);
+      await failTask(
+        task,
+        'worker_lost',
+        `no sign of life from its worker for ${seconds} s (attempt ${task.attempt})`,
+      );
+    }
+    // Only after the stall timeout too: during a rolling deploy a newer worker may be about to start.
+    const pending = await readModels.find<TaskView>(TASKS, {
+      filter: { status: 'pending', createdAt: { $lt: cutoff } },
+      limit: 500,
+    });
+    for (const task of pending.filter((candidate) => !jobs.has(candidate.jobType))) {
+      await failTask(task, 'unknown_job_type', `no worker knows the job type '${task.jobType}'`);
+    }
+  }
+
+  return {
+    start(): void {
+      for (const job of jobs.all()) {
+        unsubscribes.push(
+          bus.subscribe(deadLetterSubject(taskQueue(job.name)), (message) => {
+            const taskId = String(message.payload['id']);
+            const deliveries = Number(message.payload['deliveries']);
+            void failTask(
+              { id: taskId },
+              'attempts_exhausted',
+              `the job was delivered ${deliveries} times without finishing`,
+            );
+          }),
+        );
+      }
+      const tick = (): void => {
+        sweep()
+          .catch((error: unknown) => log.error({ err: error }, 'task watchdog sweep failed'))
+          .finally(() => {
+            if (timer) timer = setTimeout(tick, intervalMs).unref();
+          });
+      };
+      timer = setTimeout(tick, Math.min(intervalMs, 1_000)).unref();
+    },
+    sweep,
+    stop(): void {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      unsubscribes.splice(0).forEach((unsubscribe) => unsubscribe());
+    },
+  };
+}

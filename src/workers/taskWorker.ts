@@ -1,0 +1,179 @@
+import type { Bus, Consumer, Delivery } from '../bus/bus.js';
+import type { Caller } from '../commands/context.js';
+import type { TaskCommands } from '../commands/taskCommands.js';
+import { DomainError, NotFoundError } from '../domain/shared/index.js';
+import { taskStream } from '../domain/task/events.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { Logger } from '../log.js';
+import type { JobContext, JobRegistry, JobType } from './jobs.js';
+import { TaskStopped, taskCancelledSubject, taskQueue } from './jobs.js';
+
+export interface TaskWorkerOptions {
+  bus: Bus;
+  eventStore: EventStore;
+  tasks: TaskCommands;
+  jobs: JobRegistry;
+  workerId: string;
+  log: Logger;
+  /** How often a running attempt shows it is alive (bus lease renewal, and a heartbeat event when idle). */
+  heartbeatMs?: number;
+  /** Bus lease: an attempt silent this long is presumed dead and its job delivered again. */
+  ackWaitMs?: number;
+}
+
+const STOP_CODES: Record<string, TaskStopped['reason']> = {
+  task_cancelled: 'cancelled',
+  attempt_superseded: 'superseded',
+  task_not_running: 'finished',
+};
+
+/** A domain error that means "this attempt must stop" becomes `TaskStopped`; anything else is kept. */
+function asStop(error: unknown): unknown {
+  if (error instanceof DomainError && STOP_CODES[error.code]) return new TaskStopped(STOP_CODES[error.code]!);
+  return error;
+}
+
+/**
+ * Consumes every registered job type's work queue and runs each task as an attempt: `BeginAttempt`
+ * (which starts, resumes or — when it cannot resume — fails the task), then the job with a context
+ * whose `progress` records `TaskProgressed`, a heartbeat that renews the bus lease and records
+ * `TaskHeartbeat` when the job has been quiet, and an abort signal raised by cancellation. The
+ * outcome is `TaskCompleted` or `TaskFailed`; a job is acknowledged only once its outcome is stored,
+ * so a crash anywhere means redelivery and a resumed (or failed) task, never one stuck in `running`.
+ */
+export function createTaskWorker(options: TaskWorkerOptions) {
+  const { bus, eventStore, tasks, jobs, workerId, log } = options;
+  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const ackWaitMs = options.ackWaitMs ?? Math.max(heartbeatMs * 3, 1_000);
+  const consumers: Consumer[] = [];
+
+  async function runDelivery(job: JobType, delivery: Delivery): Promise<void> {
+    const taskId = String(delivery.payload['taskId']);
+    const caller: Caller = {
+      actorId: `system:worker:${workerId}`,
+      correlationId: String(delivery.payload['correlationId'] ?? `task-${taskId}`),
+    };
+    const taskLog = log.child({
+      taskId,
+      jobType: job.name,
+      correlationId: caller.correlationId,
+      delivery: delivery.deliveryCount,
+    });
+
+    let begun;
+    try {
+      begun = await tasks.beginAttempt(
+        { taskId, workerId, maxAttempts: job.maxAttempts ?? 3, resumable: job.resumable ?? true },
+        caller,
+      );
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        // The task's stream is gone (purged): nothing left to do.
+        await delivery.term('task no longer exists');
+        return;
+      }
+      throw error;
+    }
+    if (begun.state.status !== 'running') {
+      taskLog.info({ status: begun.state.status }, 'task needs no attempt');
+      return;
+    }
+    const { attempt } = begun.state;
+    const resumed = begun.appended.find((event) => event.type === 'TaskResumed');
+    const resumeFrom = resumed?.type === 'TaskResumed' ? resumed.data.resumeFrom : 0;
+    taskLog.info({ attempt, resumed: Boolean(resumed) }, resumed ? 'task resumed' : 'task started');
+
+    const [created] = await eventStore.readStream(taskStream(taskId), { maxCount: 1 });
+    const input = (created?.data['input'] as Record<string, unknown> | undefined) ?? {};
+    const controller = new AbortController();
+    const stop = (reason: TaskStopped['reason']): void => {
+      if (!controller.signal.aborted) controller.abort(new TaskStopped(reason));
+    };
+    const unsubscribe = bus.subscribe(taskCancelledSubject(taskId), () => stop('cancelled'));
+    let lastRecordedAt = Date.now();
+    const heartbeat = setInterval(
+      () => {
+        void delivery.working();
+        if (Date.now() - lastRecordedAt < heartbeatMs) return;
+        lastRecordedAt = Date.now();
+        tasks.heartbeat({ taskId, attempt }, caller).catch((error: unknown) => {
+          const stopped = asStop(error);
+          if (stopped instanceof TaskStopped) stop(stopped.reason);
+          else taskLog.warn({ err: error }, 'could not record a heartbeat');
+        });
+      },
+      Math.max(50, Math.floor(Math.min(heartbeatMs, ackWaitMs / 3))),
+    );
+    const timeout = job.timeoutMs
+      ? setTimeout(() => controller.abort(new Error(`timed out after ${job.timeoutMs} ms`)), job.timeoutMs)
+      : null;
+
+    const context: JobContext = {
+      taskId,
+      input,
+      attempt,
+      resumeFrom,
+      signal: controller.signal,
+      log: taskLog,
+      async progress(fraction, message) {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        try {
+          await tasks.reportProgress(
+            { taskId, attempt, progress: fraction, message: message ?? null },
+            caller,
+          );
+          lastRecordedAt = Date.now();
+        } catch (error) {
+          throw asStop(error);
+        }
+      },
+    };
+
+    try {
+      const result = await job.run(context);
+      if (controller.signal.aborted) throw controller.signal.reason;
+      await tasks.complete({ taskId, attempt, result }, caller).catch((error: unknown) => {
+        throw asStop(error);
+      });
+      taskLog.info('task completed');
+    } catch (raw) {
+      const error =
+        raw instanceof TaskStopped ? raw : controller.signal.aborted ? controller.signal.reason : raw;
+      if (error instanceof TaskStopped) {
+        taskLog.info({ reason: error.reason }, 'task attempt stopped');
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      taskLog.warn({ err: error }, 'task failed');
+      await tasks
+        .fail({ taskId, attempt, reason: 'job_error', error: message }, caller)
+        .catch((failure: unknown) => {
+          if (!(asStop(failure) instanceof TaskStopped)) throw failure;
+        });
+    } finally {
+      clearInterval(heartbeat);
+      if (timeout) clearTimeout(timeout);
+      unsubscribe();
+    }
+  }
+
+  return {
+    start(): void {
+      for (const job of jobs.all()) {
+        consumers.push(
+          bus.consume(taskQueue(job.name), (delivery) => runDelivery(job, delivery), {
+            concurrency: job.concurrency ?? 2,
+            ackWaitMs,
+            // Each delivery is an attempt; the decider fails the task once its attempts are used
+            // up, so the bus only dead-letters jobs that kept failing before an attempt could begin.
+            maxDeliveries: (job.maxAttempts ?? 3) + 2,
+            retryDelaysMs: [500, 2_000, 10_000],
+          }),
+        );
+      }
+    },
+    async stop(): Promise<void> {
+      await Promise.all(consumers.splice(0).map((consumer) => consumer.stop()));
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type Koa from 'koa';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createApp, type AppOptions } from '../../src/http/app.js';
+import { silentLogger } from '../../src/log.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { listen, type RunningServer } from '../../src/server.js';
+import type { JobType } from '../../src/workers/jobs.js';
+
+export interface TestApp {
+  runtime: Runtime;
+  app: Koa;
+  http: ReturnType<typeof supertest>;
+  /** A real listening server, for streaming responses (started on first use). */
+  server(): Promise<RunningServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole product in memory (memory event store, in-memory read store and bus), with the real
+ * app, runtime, projections, workers and watchdog. `env` overrides configuration variables.
+ */
+export async function startTestApp(
+  options: { env?: Record<string, string>; jobs?: JobType[]; app?: AppOptions } = {},
+): Promise<TestApp> {
+  const config = loadConfig({
+    EVENT_STORE: 'memory',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    TASK_HEARTBEAT_MS: '100',
+    ...options.env,
+  });
+  const runtime = createRuntime(config, { log: silentLogger, jobs: options.jobs ?? [] });
+  await runtime.start();
+  const app = createApp(runtime, options.app);
+  let running: RunningServer | null = null;
+  return {
+    runtime,
+    app,
+    http: supertest(app.callback()),
+    async server() {
+      running ??= await listen(app, runtime);
+      return running;
+    },
+    async stop() {
+      await running?.close();
+      await runtime.stop();
+    },
+  };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something other than undefined (or fails after `timeoutMs`). */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(10);
+  }
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { deadLetterSubject } from '../../src/bus/bus.js';
+import { taskQueue } from '../../src/workers/jobs.js';
+import { createTaskWatchdog } from '../../src/workers/taskWatchdog.js';
+import { silentLogger } from '../../src/log.js';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
+import { stepsJob } from '../support/testJobs.js';
+
+describe('task watchdog', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await startTestApp({ jobs: [stepsJob] });
+  });
+  afterEach(async () => app.stop());
+
+  const caller = { actorId: 'test', correlationId: 'c' };
+  const watchdogAt = (now: Date) =>
+    createTaskWatchdog({
+      readModels: app.runtime.readModels,
+      tasks: app.runtime.tasks,
+      bus: app.runtime.bus,
+      jobs: app.runtime.jobs,
+      clock: () => now,
+      log: silentLogger,
+      stallTimeoutMs: 60_000,
+    });
+
+  it('fails a running task whose worker fell silent beyond the stall timeout, saying so', async () => {
+    // A task some worker began and then went silent: its last sign of life is its start.
+    const { taskId } = await app.runtime.tasks.create('ghost-job', {}, caller);
+    const begun = await app.runtime.tasks.beginAttempt(
+      { taskId, workerId: 'gone', maxAttempts: 3, resumable: true },
+      caller,
+    );
+    await app.runtime.projections.waitFor(begun.position);
+    await watchdogAt(new Date(Date.now() + 30_000)).sweep();
+    expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('running');
+    await watchdogAt(new Date(Date.now() + 90_000)).sweep();
+    const outcome = await eventually(async () => {
+      const task = (await app.http.get(`/api/v1/tasks/${taskId}`)).body;
+      return task.status === 'failed' ? task : undefined;
+    });
+    expect(outcome.error).to.match(/^no sign of life from its worker for 9\d s \(attempt 1\)$/);
+  });
+
+  it('fails a task of a job type no worker knows once it has waited past the stall timeout', async () => {
+    const { taskId, position } = await app.runtime.tasks.create('nobody-runs-this', {}, caller);
+    await app.runtime.projections.waitFor(position);
+    await watchdogAt(new Date(Date.now() + 10_000)).sweep();
+    expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('pending');
+    await watchdogAt(new Date(Date.now() + 61_000)).sweep();
+    const task = await eventually(async () => {
+      const body = (await app.http.get(`/api/v1/tasks/${taskId}`)).body;
+      return body.status === 'failed' ? body : undefined;
+    });
+    expect(task.error).to.equal("no worker knows the job type 'nobody-runs-this'");
+  });
+
+  it('fails a task whose job the bus dead-lettered', async () => {
+    const { taskId, position } = await app.runtime.tasks.create('ghost-job', {}, caller);
+    await app.runtime.projections.waitFor(position);
+    const watchdog = watchdogAt(new Date());
+    watchdog.start();
+    app.runtime.bus.publish(deadLetterSubject(taskQueue('steps')), {
+      queue: taskQueue('steps'),
+      id: taskId,
+      payload: { taskId },
+      deliveries: 5,
+      reason: 'max_deliveries',
+      detail: null,
+      at: new Date().toISOString(),
+    });
+    const task = await eventually(async () => {
+      const body = (await app.http.get(`/api/v1/tasks/${taskId}`)).body;
+      return body.status === 'failed' ? body : undefined;
+    });
+    expect(task.error).to.equal('the job was delivered 5 times without finishing');
+    watchdog.stop();
+  });
+
+  it('leaves finished tasks alone', async () => {
+    const { taskId } = await app.runtime.tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
+    await eventually(async () =>
+      (await app.http.get(`/api/v1/tasks/${taskId}`)).body.status === 'completed' ? true : undefined,
+    );
+    await watchdogAt(new Date(Date.now() + 3_600_000)).sweep();
+    expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('completed');
+  });
+});
