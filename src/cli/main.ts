@@ -2,10 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../dataDirLock.js';
-import { createApp } from '../http/app.js';
 import { createLogger } from '../log.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
-import { listen } from '../server.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -22,16 +20,26 @@ Commands:
 
 Configuration comes from environment variables; see README.md.`;
 
+class UsageError extends Error {}
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        from: { type: 'string' },
+        limit: { type: 'string' },
+        follow: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      from: { type: 'string' },
-      limit: { type: 'string' },
-      follow: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const { positionals, values } = parseCommandLine();
   const [command = 'serve', ...rest] = positionals;
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -62,7 +70,12 @@ async function serve(
 ): Promise<number> {
   const runtime = createRuntime(config, { log });
   await runtime.start(roles);
-  const running = roles.includes('api') ? await listen(createApp(runtime), runtime) : null;
+  let running: { url: string; close(): Promise<void> } | null = null;
+  if (roles.includes('api')) {
+    // Loaded here, not at the top: the tools never need the HTTP stack.
+    const [{ createApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../server.js')]);
+    running = await listen(createApp(runtime), runtime);
+  }
   log.info(
     { url: running?.url, roles, dataDir: config.dataDir, embedded: runtime.embedded },
     'Archivist is running',
@@ -188,6 +201,11 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`archivist: ${error.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof ConfigError || error instanceof DataDirLockedError) {
       process.stderr.write(`archivist: ${error.message}\n`);
       process.exitCode = 2;

@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+
+const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+
+function run(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('archivist CLI', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let taskIds: string[];
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'archivist-cli-'));
+    const runtime = createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+      log: silentLogger,
+    });
+    await runtime.start(['projector']);
+    taskIds = [];
+    for (let i = 0; i < 3; i += 1) {
+      const { taskId, position } = await runtime.tasks.create(
+        'report',
+        { i },
+        { actorId: 'cli-test', correlationId: `c${i}` },
+      );
+      await runtime.projections.waitFor(position);
+      taskIds.push(taskId);
+    }
+    const cancelled = await runtime.tasks.cancel(
+      { taskId: taskIds[0]!, reason: 'changed my mind' },
+      { actorId: 'cli-test', correlationId: 'x' },
+    );
+    await runtime.projections.waitFor(cancelled.position);
+    await runtime.stop();
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints every event as one JSON line, in position order (the audit tool)', () => {
+    const { status, stdout } = run(['events'], { DATA_DIR: dataDir });
+    expect(status).to.equal(0);
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            position: number;
+            streamName: string;
+            metadata: { actorId: string };
+          },
+      );
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'TaskCreated',
+      'TaskCreated',
+      'TaskCreated',
+      'TaskCancelled',
+    ]);
+    expect(events.map((e) => e.position)).to.deep.equal([1, 2, 3, 4]);
+    expect(events[3]!.streamName).to.equal(`task-${taskIds[0]}`);
+    expect(events[0]!.metadata.actorId).to.equal('cli-test');
+  });
+
+  it('prints from a position, with a limit, and one stream', () => {
+    const after2 = run(['events', '--from', '2'], { DATA_DIR: dataDir }).stdout.trim().split('\n');
+    expect(after2.map((line) => (JSON.parse(line) as { position: number }).position)).to.deep.equal([3, 4]);
+    const limited = run(['events', '--limit', '1'], { DATA_DIR: dataDir }).stdout.trim().split('\n');
+    expect(limited).to.have.length(1);
+    const stream = run(['events', `task-${taskIds[0]}`], { DATA_DIR: dataDir })
+      .stdout.trim()
+      .split('\n');
+    expect(stream.map((line) => (JSON.parse(line) as { type: string }).type)).to.deep.equal([
+      'TaskCreated',
+      'TaskCancelled',
+    ]);
+    expect(run(['events', 'task-none'], { DATA_DIR: dataDir }).stdout).to.equal('');
+  });
+
+  it('reports statistics as JSON', () => {
+    const { status, stdout } = run(['stats'], { DATA_DIR: dataDir });
+    expect(status).to.equal(0);
+    const stats = JSON.parse(stdout) as {
+      head_position: number;
+      tasks_by_status: Record<string, number>;
+      projections: Array<{ name: string; position: number }>;
+    };
+    expect(stats.head_position).to.equal(4);
+    expect(stats.tasks_by_status).to.deep.equal({ pending: 2, cancelled: 1 });
+    expect(stats.projections).to.deep.equal([{ name: 'tasks', version: 1, generation: 1, position: 4 }]);
+  });
+
+  it('rebuilds a projection beside the active one and switches to it', () => {
+    const { status, stdout } = run(['rebuild', 'tasks'], { DATA_DIR: dataDir });
+    expect(status).to.equal(0);
+    expect(JSON.parse(stdout)).to.include({ projection: 'tasks', rebuilt: true });
+    const stats = JSON.parse(run(['stats'], { DATA_DIR: dataDir }).stdout) as {
+      tasks_by_status: Record<string, number>;
+      projections: Array<{ generation: number }>;
+    };
+    expect(stats.projections[0]!.generation).to.equal(2);
+    expect(stats.tasks_by_status).to.deep.equal({ pending: 2, cancelled: 1 });
+  });
+
+  it('refuses unknown projections, unknown commands and bad configuration with exit code 2', () => {
+    const unknownProjection = run(['rebuild', 'nope'], { DATA_DIR: dataDir });
+    expect(unknownProjection.status).to.equal(2);
+    expect(unknownProjection.stderr).to.match(/no read-model projection named nope/);
+    const unknownCommand = run(['frobnicate'], { DATA_DIR: dataDir });
+    expect(unknownCommand.status).to.equal(2);
+    expect(unknownCommand.stderr).to.match(/unknown command: frobnicate/);
+    const badConfig = run(['serve'], { DATA_DIR: dataDir, PORT: 'eighty' });
+    expect(badConfig.status).to.equal(2);
+    expect(badConfig.stderr).to.include('PORT must be an integer from 0 to 65535, got "eighty"');
+    expect(run(['events', '--from', '-3'], { DATA_DIR: dataDir }).status).to.equal(2);
+    expect(run(['events', '--from', 'x'], { DATA_DIR: dataDir }).status).to.equal(2);
+  });
+
+  it('prints usage with --help', () => {
+    const { status, stdout } = run(['--help'], {});
+    expect(status).to.equal(0);
+    expect(stdout).to.include('rebuild [projection]').and.include('events [stream]');
+  });
+});
