@@ -63,7 +63,10 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   if (options.path) mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path ?? ':memory:');
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  // NORMAL survives a crash of the process (the WAL is in the OS page cache); only an OS crash can
+  // lose the newest commits. Jobs are derived from events, so such a loss is repaired: the task
+  // watchdog re-dispatches tasks left pending, and enqueueing is idempotent.
+  db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
   db.prepare('UPDATE messages SET leased_until = NULL WHERE leased_until IS NOT NULL').run();
   const dedupeWindowMs = options.dedupeWindowMs ?? 120_000;

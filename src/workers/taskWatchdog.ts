@@ -18,6 +18,8 @@ export interface TaskWatchdogOptions {
   log: Logger;
   /** A running task silent this long has lost its worker for good (well beyond bus redelivery). */
   stallTimeoutMs?: number;
+  /** A pending task waiting this long has its job enqueued again, in case the first enqueue was lost. */
+  redispatchAfterMs?: number;
   intervalMs?: number;
 }
 
@@ -27,12 +29,15 @@ const WATCHDOG: Caller = { actorId: 'system:watchdog', correlationId: 'watchdog'
  * The last line of defence against tasks stuck in `running` or `pending`: redelivery by the bus
  * resumes most interrupted tasks; the watchdog fails those whose worker fell silent for longer than
  * redelivery could explain, those whose job was dead-lettered by the bus, and pending tasks of job
- * types no worker here knows.
+ * types no worker here knows. Pending tasks of known types that wait too long get their job enqueued
+ * again: the enqueue after `TaskCreated` is a separate commit and could be lost (the same job id is
+ * deduplicated, and a worker acknowledges a task that is no longer pending).
  */
 export function createTaskWatchdog(options: TaskWatchdogOptions) {
   const { readModels, tasks, bus, jobs, clock, log } = options;
   const stallTimeoutMs = options.stallTimeoutMs ?? 5 * 60_000;
   const intervalMs = options.intervalMs ?? 15_000;
+  const redispatchAfterMs = options.redispatchAfterMs ?? 60_000;
   let timer: NodeJS.Timeout | null = null;
   const unsubscribes: Array<() => void> = [];
 
@@ -70,6 +75,18 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
     });
     for (const task of pending.filter((candidate) => !jobs.has(candidate.jobType))) {
       await failTask(task, 'unknown_job_type', `no worker knows the job type '${task.jobType}'`);
+    }
+    const waitedSince = new Date(clock().getTime() - redispatchAfterMs).toISOString();
+    const waiting = await readModels.find<TaskView>(TASKS, {
+      filter: { status: 'pending', createdAt: { $lt: waitedSince } },
+      limit: 500,
+    });
+    for (const task of waiting.filter((candidate) => jobs.has(candidate.jobType))) {
+      await bus.enqueue(taskQueue(task.jobType), {
+        id: task.id,
+        payload: { taskId: task.id, jobType: task.jobType },
+      });
+      log.info({ taskId: task.id, waitedSince: task.createdAt }, 'watchdog re-dispatched a pending task');
     }
   }
 

@@ -1,9 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { createLocalBus } from '../../src/bus/localBus.js';
+import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
+import { createProjectionEngine } from '../../src/projections/engine.js';
+import { createReadModels } from '../../src/projections/readModels.js';
+import { createProjectionRegistry } from '../../src/projections/registry.js';
+import { TASKS, tasksProjection, type TaskView } from '../../src/projections/tasksProjection.js';
+import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { createJobRegistry } from '../../src/workers/jobs.js';
+import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { deadLetterSubject } from '../../src/bus/bus.js';
 import { taskQueue } from '../../src/workers/jobs.js';
 import { createTaskWatchdog } from '../../src/workers/taskWatchdog.js';
 import { silentLogger } from '../../src/log.js';
-import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
+import { eventually, sleep, startTestApp, type TestApp } from '../support/testApp.js';
 import { stepsJob } from '../support/testJobs.js';
 
 describe('task watchdog', () => {
@@ -76,6 +87,48 @@ describe('task watchdog', () => {
     });
     expect(task.error).to.equal('the job was delivered 5 times without finishing');
     watchdog.stop();
+  });
+
+  it('re-dispatches a pending task whose job never reached the queue, which then runs', async () => {
+    // Real components, but no dispatcher: TaskCreated is stored and its job never reaches the queue.
+    const eventStore = createMemoryEventStore();
+    const readStore = createSqliteReadStore({ path: ':memory:' });
+    const bus = createLocalBus();
+    const registry = createProjectionRegistry(readStore, [tasksProjection]);
+    const readModels = createReadModels(readStore, registry);
+    const engine = createProjectionEngine({
+      eventStore,
+      readStore,
+      registry,
+      readModels,
+      owner: 'test',
+      log: silentLogger,
+    });
+    await engine.start();
+    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const jobs = createJobRegistry([stepsJob]);
+    const worker = createTaskWorker({ bus, eventStore, tasks, jobs, workerId: 'w', log: silentLogger });
+    worker.start();
+    const { taskId, position } = await tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
+    await engine.waitFor(position);
+    await sleep(200);
+    expect((await readModels.get<TaskView>(TASKS, taskId))!.status).to.equal('pending');
+
+    const watchdog = createTaskWatchdog({
+      readModels,
+      tasks,
+      bus,
+      jobs,
+      log: silentLogger,
+      clock: () => new Date(Date.now() + 61_000),
+    });
+    await watchdog.sweep();
+    await eventually(async () =>
+      (await readModels.get<TaskView>(TASKS, taskId))!.status === 'completed' ? true : undefined,
+    );
+    await worker.stop();
+    await engine.stop();
+    await bus.close();
   });
 
   it('leaves finished tasks alone', async () => {
