@@ -1,0 +1,82 @@
+/**
+ * Display tidying of extracted text: invisible junk removed, words hyphenated at line ends joined,
+ * the lines of a paragraph joined, runs of white space collapsed.
+ */
+
+/** Words in the document, lower case (hyphenated forms included), used to judge line-end hyphens. */
+export type Vocabulary = ReadonlySet<string>;
+
+// BOM/zero-width no-break space, bidi embeddings/overrides/isolates, LRM/RLM/ALM and control characters other
+// than tab and newline: extraction artifacts that are invisible and break matching. ZWJ/ZWNJ stay
+// (they carry meaning in Persian and Indic scripts).
+const INVISIBLE = /[\uFEFF\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u00AD]/g;
+const CONTROLS = /(?![\t\n\r])\p{Cc}/gu;
+
+// A word broken at a line end: "infor-\nmation", also with the Unicode hyphen U+2010.
+// Anchored at a word start so a long run of letters is scanned once, not once per letter.
+const LINE_END_HYPHEN =
+  /(?<![\p{L}\p{M}])(\p{L}[\p{L}\p{M}]*)[-\u2010][ \t]*\r?\n[ \t]*([\p{L}\p{N}][\p{L}\p{M}\p{N}]*)/gu;
+// A soft hyphen is only ever typographic: at a line end it joins the two halves.
+const LINE_END_SOFT_HYPHEN = /\u00AD[ \t]*\r?\n[ \t]*/g;
+
+// First elements that form real hyphenated compounds ("well-known", "self-evident"): a line-end
+// hyphen after them is kept when the document does not tell otherwise.
+const COMPOUND_FIRST = new Set([
+  'self',
+  'well',
+  'ill',
+  'half',
+  'all',
+  'ex',
+  'non',
+  'cross',
+  'so',
+  'long',
+  'high',
+]);
+
+/** Removes invisible characters and soft hyphens; turns control characters into spaces. */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, '').replace(CONTROLS, ' ');
+}
+
+/**
+ * Tidies one block's text for display. Preformatted text (code) keeps its lines and indentation;
+ * only trailing spaces and blank edges go.
+ */
+export function tidyText(
+  text: string,
+  options: { preformatted?: boolean; vocabulary?: Vocabulary } = {},
+): string {
+  const visible = stripInvisible(text.replace(LINE_END_SOFT_HYPHEN, ''));
+  if (options.preformatted) {
+    return visible
+      .split(/\r?\n/)
+      .map((line) => line.replace(/\s+$/u, ''))
+      .join('\n')
+      .replace(/^\n+|\n+$/g, '');
+  }
+  const vocabulary = options.vocabulary ?? new Set<string>();
+  return visible
+    .replace(LINE_END_HYPHEN, (_match, left: string, right: string) =>
+      joinHyphenated(left, right, vocabulary),
+    )
+    .replace(/\s+/gu, ' ')
+    .trim();
+}
+
+/**
+ * Decides whether a line-end hyphen was typographic (join: "information") or real (keep:
+ * "well-known"). The document itself is the best judge (has it used "well-known" or
+ * "information" elsewhere?); then case and digits ("Jean-\nPaul", "COVID-\n19" keep theirs); then a
+ * short list of compound-forming words; otherwise the hyphen is typographic, as in most body text.
+ */
+function joinHyphenated(left: string, right: string, vocabulary: Vocabulary): string {
+  const hyphenated = `${left}-${right}`;
+  const joined = `${left}${right}`;
+  if (vocabulary.has(hyphenated.toLowerCase())) return hyphenated;
+  if (vocabulary.has(joined.toLowerCase())) return joined;
+  if (/^[\p{Lu}\p{Lt}\p{N}]/u.test(right)) return hyphenated;
+  if (COMPOUND_FIRST.has(left.toLowerCase())) return hyphenated;
+  return joined;
+}

@@ -1,0 +1,3 @@
+export { renderFullText, renderBlockText, type FullTextOptions } from './renderFullText.js';
+export { renderMarkdown } from './renderMarkdown.js';
+export { renderHeading, renderList, renderListItem, renderTable, renderImage, imageText } from './blocks.js';

@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { normalizeArabicLetters, normalizeForIndex } from '../../../src/parsing/clean/normalize.js';
+
+describe('normalizeForIndex', () => {
+  it('unifies alef variants, alef maqsura, ta marbuta and removes tatweel and harakat', () => {
+    expect(normalizeForIndex('أَحْمَد إِلى آمال ٱلمدرسة')).to.equal('احمد الي امال المدرسه');
+    expect(normalizeForIndex('مُسْتَشْفَى الـــمدينةِ')).to.equal('مستشفي المدينه');
+    expect(normalizeForIndex('القُرْآنُ')).to.equal('القران');
+  });
+
+  it('makes spelling variants of the same Arabic words compare equal', () => {
+    const variants = [
+      'مكتبة المدرسة الأولى',
+      'مكتبه المدرسه الاولي',
+      'مكتبـــة المَدْرَسَة الأُولى',
+      'ﻣﻜﺘﺒﺔ ﺍﻟﻤﺪﺭﺳﺔ ﺍﻷﻭﻟﻰ',
+    ];
+    const normalised = new Set(variants.map(normalizeForIndex));
+    expect([...normalised]).to.deep.equal(['مكتبه المدرسه الاولي']);
+  });
+
+  it('maps Persian yeh and keheh and Arabic-Indic digits', () => {
+    expect(normalizeForIndex('کتابی ٢٠٢٤ ۱۵')).to.equal('كتابي 2024 15');
+  });
+
+  it('lower-cases, folds Latin diacritics and applies NFKC', () => {
+    expect(normalizeForIndex('Café CRÈME Ångström naïve ﬁnal ＡＢＣ')).to.equal(
+      'cafe creme angstrom naive final abc',
+    );
+  });
+
+  it('keeps marks that are letters in other scripts and collapses white space', () => {
+    expect(normalizeForIndex('  हिन्दी   भाषा\u200F ')).to.equal('हिन्दी भाषा');
+    expect(normalizeForIndex('Москва  Йошкар-Ола')).to.equal('москва йошкар-ола');
+  });
+
+  it('leaves text without Arabic to the other steps', () => {
+    expect(normalizeArabicLetters('plain text')).to.equal('plain text');
+  });
+});
