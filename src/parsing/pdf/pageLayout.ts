@@ -1,0 +1,102 @@
+import type { Block, Image } from '../model.js';
+import { findAlignedTables } from './alignedTables.js';
+import { buildBlocks, type FlowItem } from './blockBuilder.js';
+import type { Box } from './geometry.js';
+import type { Ruling } from './graphics.js';
+import type { PageText } from './pageText.js';
+import { inMarginBand, isPageNumberLine, type DocumentProfile } from './profile.js';
+import { readingOrder, type Line, type Region } from './readingOrder.js';
+import { findRuledTables } from './ruledTables.js';
+import { boldShare, buildRows, rowTextOf, type Row } from './rows.js';
+
+/** An image already decoded and kept, with where it sits on the page. */
+export interface PlacedImage {
+  box: Box;
+  image: Image;
+}
+
+export interface LayoutInput {
+  text: PageText;
+  profile: DocumentProfile;
+  /** pdf.js ids of the page's bold fonts. */
+  boldFonts: ReadonlySet<string>;
+  tableMode: 'fast' | 'accurate';
+  rulings: readonly Ruling[];
+  images: readonly PlacedImage[];
+}
+
+/** Share of a line's characters that must be bold for the line to count as bold. */
+const BOLD_LINE = 0.8;
+
+/**
+ * Lays out one page: drawn tables (accurate mode) are cut out first, running headers/footers and bare
+ * page numbers dropped, rows put in reading order, column-aligned runs of lines turned into tables,
+ * tables and images placed where they stand, and the remaining lines grouped into blocks. Table and
+ * image indexes are left at 0 for the caller to number across the document.
+ */
+export function layoutPage(input: LayoutInput): Block[] {
+  const { text, profile, boldFonts } = input;
+  const page = text.number;
+  const anchored: Array<{ top: number; block: Block }> = [];
+
+  let runs = text.runs;
+  if (input.tableMode === 'accurate' && input.rulings.length > 0) {
+    const ruled = findRuledTables(input.rulings, runs);
+    for (const table of ruled) anchored.push({ top: table.box.y0, block: tableBlock(table.cells, page) });
+    const taken = new Set(ruled.flatMap((table) => [...table.runs]));
+    if (taken.size > 0) runs = runs.filter((run) => !taken.has(run));
+  }
+  for (const { box, image } of input.images)
+    anchored.push({ top: box.y0, block: { type: 'image', image, page } });
+
+  const rows = buildRows(runs).filter((row) => !isRunningHeaderOrFooter(row, text.height, profile));
+  const flow: Array<FlowItem & { top: number }> = [];
+  for (const region of readingOrder(rows)) {
+    const tables = findAlignedTables(region.lines);
+    let next = 0;
+    for (const table of tables) {
+      pushLines(flow, region, region.lines.slice(next, table.start), boldFonts);
+      const first = region.lines[table.start];
+      flow.push({ kind: 'block', block: tableBlock(table.cells, page), top: first ? top(first) : 0 });
+      next = table.end;
+    }
+    pushLines(flow, region, region.lines.slice(next), boldFonts);
+  }
+
+  anchored.sort((a, b) => a.top - b.top);
+  for (const item of anchored) {
+    const at = flow.findIndex((element) => element.top >= item.top);
+    flow.splice(at < 0 ? flow.length : at, 0, { kind: 'block', block: item.block, top: item.top });
+  }
+  return buildBlocks(flow, profile, page);
+}
+
+function pushLines(
+  flow: Array<FlowItem & { top: number }>,
+  region: Region,
+  lines: Line[],
+  boldFonts: ReadonlySet<string>,
+): void {
+  for (const line of lines) {
+    const bold = line.segments.every((segment) => boldShare(segment, boldFonts) >= BOLD_LINE);
+    flow.push({ kind: 'line', line, region, bold, top: top(line) });
+  }
+}
+
+function top(line: Line): number {
+  return line.y - line.size;
+}
+
+function isRunningHeaderOrFooter(row: Row, pageHeight: number, profile: DocumentProfile): boolean {
+  if (!inMarginBand(row.y, pageHeight)) return false;
+  const text = rowTextOf(row);
+  return isPageNumberLine(text) || profile.isRepeatedMarginLine(text, row.y, pageHeight);
+}
+
+function tableBlock(cells: string[][], page: number): Block {
+  return {
+    type: 'table',
+    table: { index: 0, pageNumber: page, cells, hasHeader: true, caption: null },
+    page,
+  };
+}

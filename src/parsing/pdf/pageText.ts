@@ -1,0 +1,65 @@
+import type { PdfPage } from './pdfjs.js';
+import { multiply, type Matrix } from './geometry.js';
+
+/**
+ * One piece of text as pdf.js reports it, in page coordinates with the origin at the top left
+ * (y grows downwards, page rotation applied).
+ */
+export interface TextRun {
+  text: string;
+  /** Left edge. */
+  x: number;
+  /** Baseline. */
+  y: number;
+  width: number;
+  /** Font size in points (the vertical scale of the text matrix). */
+  size: number;
+  /** pdf.js font id; its real name (and so its weight) is known once the page's fonts are loaded. */
+  fontId: string;
+  rtl: boolean;
+}
+
+export interface PageText {
+  number: number;
+  width: number;
+  height: number;
+  runs: TextRun[];
+  /** Non-whitespace characters on the page (before any header/footer removal). */
+  chars: number;
+}
+
+const RTL_CHAR = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
+
+/** Reads the text layer of a page. Rotated text (watermarks, vertical margin notes) is left out. */
+export async function readPageText(page: PdfPage, number: number): Promise<PageText> {
+  const viewport = page.getViewport({ scale: 1 });
+  const toPage = viewport.transform as Matrix;
+  const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: false });
+  const runs: TextRun[] = [];
+  let chars = 0;
+  for (const item of content.items) {
+    if (!('str' in item)) continue;
+    const text = item.str;
+    const visible = text.replace(/\s+/g, '');
+    if (visible === '') continue;
+    chars += visible.length;
+    const m = multiply(toPage, item.transform as Matrix);
+    const size = Math.abs(m[3]);
+    if (!(size > 0) || !isHorizontal(m, size)) continue;
+    runs.push({
+      text,
+      x: m[4],
+      y: m[5],
+      width: Math.max(0, item.width),
+      size,
+      fontId: item.fontName,
+      rtl: item.dir === 'rtl' || RTL_CHAR.test(text),
+    });
+  }
+  return { number, width: viewport.width, height: viewport.height, runs, chars };
+}
+
+function isHorizontal(m: Matrix, size: number): boolean {
+  // Upright text maps to [s, 0, c, -s] in top-left page coordinates (c: a synthetic italic's slant).
+  return m[0] > 0 && Math.abs(m[1]) < 0.05 * size && m[3] < 0;
+}

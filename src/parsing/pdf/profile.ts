@@ -1,0 +1,175 @@
+import { append } from './geometry.js';
+import type { PageText } from './pageText.js';
+import { buildRows, rowTextOf } from './rows.js';
+
+/**
+ * What the parser learns about the whole document before laying out a page: the body font size, the
+ * font sizes used by headings, and the lines repeated in the page margins (running headers/footers).
+ *
+ * `parsePdf` feeds it up to 100 pages (all of most documents) before laying out the first;
+ * `parsePdfIncremental` the pages read so far plus a few ahead. Both keep adding pages as they go, so
+ * early pages may be laid out with partial statistics: a heading size first seen late can shift the
+ * levels of later headings, and a header that only starts repeating after the look-ahead window is
+ * kept on the first pages.
+ */
+export interface DocumentProfile {
+  /** Most common font size, by characters. */
+  bodySize: number;
+  /** Font sizes (rounded to 0.5 pt) of short lines set larger than the body, largest first. */
+  headingSizes: number[];
+  /** Usual distance between consecutive baselines of lines of this size (pt), when seen often enough. */
+  linePitch(size: number): number | null;
+  /** Whether a margin line (header/footer) repeats at the same place on most pages known so far. */
+  isRepeatedMarginLine(text: string, y: number, pageHeight: number): boolean;
+}
+
+/** Sizes this much larger than the body text are heading sizes. */
+export const HEADING_RATIO = 1.12;
+/** Longest line (in words) that can be a heading. */
+export const MAX_HEADING_WORDS = 20;
+/** Top and bottom share of the page where running headers and footers live. */
+const MARGIN_BAND = 0.15;
+/** Rows examined at the top and at the bottom of each page. */
+const MARGIN_ROWS = 2;
+/** Two margin lines at the same place differ by at most this (pt). */
+const SAME_PLACE = 5;
+
+interface MarginLine {
+  key: string;
+  y: number;
+}
+
+interface PageStats {
+  charsBySize: Map<number, number>;
+  shortLinesBySize: Map<number, number>;
+  /** Baseline distances between consecutive rows of the same size. */
+  pitchesBySize: Map<number, number[]>;
+  margins: MarginLine[];
+}
+
+/** A size needs this many baseline distances before its pitch is trusted. */
+const MIN_PITCH_SAMPLES = 5;
+
+export interface ProfileBuilder {
+  /** Adds a page once (later calls for the same page number are ignored). */
+  add(page: PageText): void;
+  has(pageNumber: number): boolean;
+  profile(): DocumentProfile;
+}
+
+export function createProfileBuilder(): ProfileBuilder {
+  const pages = new Map<number, PageStats>();
+  let cached: DocumentProfile | null = null;
+  return {
+    add(page) {
+      if (pages.has(page.number)) return;
+      pages.set(page.number, pageStats(page));
+      cached = null;
+    },
+    has: (pageNumber) => pages.has(pageNumber),
+    profile: () => (cached ??= buildProfile([...pages.values()])),
+  };
+}
+
+/** Font sizes are compared in half points: 15.96 and 16.02 are one size. */
+export function sizeKey(size: number): number {
+  return Math.round(size * 2) / 2;
+}
+
+/** A margin line's identity: digits stand for any number, so "Page 3 of 9" repeats as "page # of #". */
+export function marginKey(text: string): string {
+  return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+export function inMarginBand(y: number, pageHeight: number): boolean {
+  return y < pageHeight * MARGIN_BAND || y > pageHeight * (1 - MARGIN_BAND);
+}
+
+/** A bare page number in a margin: "7", "- 7 -", "Page 7", "7 / 12", "Page 7 of 12", "vii". */
+export function isPageNumberLine(text: string): boolean {
+  const value = text.trim();
+  return (
+    /^(?:(?:page|p\.)\s*)?\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?$/iu.test(value) ||
+    /^[-–—]\s*\d{1,4}\s*[-–—]$/u.test(value) ||
+    /^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$/iu.test(value)
+  );
+}
+
+function pageStats(page: PageText): PageStats {
+  const charsBySize = new Map<number, number>();
+  for (const run of page.runs) {
+    const key = sizeKey(run.size);
+    charsBySize.set(key, (charsBySize.get(key) ?? 0) + run.text.replace(/\s+/g, '').length);
+  }
+  const rows = buildRows(page.runs);
+  const shortLinesBySize = new Map<number, number>();
+  const pitchesBySize = new Map<number, number[]>();
+  rows.forEach((row, index) => {
+    const previous = rows[index - 1];
+    const key = sizeKey(row.size);
+    const delta = previous ? row.y - previous.y : 0;
+    if (previous && sizeKey(previous.size) === key && delta > 0.8 * row.size && delta < 3 * row.size) {
+      append(pitchesBySize, key, delta);
+    }
+  });
+  for (const row of rows) {
+    const words = rowTextOf(row).split(' ').length;
+    if (words <= MAX_HEADING_WORDS) {
+      const key = sizeKey(row.size);
+      shortLinesBySize.set(key, (shortLinesBySize.get(key) ?? 0) + 1);
+    }
+  }
+  const edgeRows = [
+    ...rows.slice(0, MARGIN_ROWS),
+    ...rows.slice(Math.max(MARGIN_ROWS, rows.length - MARGIN_ROWS)),
+  ];
+  const margins = edgeRows
+    .filter((row) => inMarginBand(row.y, page.height))
+    .map((row) => ({ key: marginKey(rowTextOf(row)), y: row.y }));
+  return { charsBySize, shortLinesBySize, pitchesBySize, margins };
+}
+
+function buildProfile(pages: PageStats[]): DocumentProfile {
+  const chars = new Map<number, number>();
+  const shortLines = new Map<number, number>();
+  const pitches = new Map<number, number[]>();
+  for (const page of pages) {
+    for (const [size, values] of page.pitchesBySize) for (const value of values) append(pitches, size, value);
+    for (const [size, count] of page.charsBySize) chars.set(size, (chars.get(size) ?? 0) + count);
+    for (const [size, count] of page.shortLinesBySize)
+      shortLines.set(size, (shortLines.get(size) ?? 0) + count);
+  }
+  let bodySize = 0;
+  let bodyChars = -1;
+  for (const [size, count] of chars) {
+    if (count > bodyChars || (count === bodyChars && size < bodySize)) {
+      bodySize = size;
+      bodyChars = count;
+    }
+  }
+  const headingSizes = [...shortLines.keys()]
+    .filter((size) => size >= bodySize * HEADING_RATIO)
+    .sort((a, b) => b - a);
+  const threshold = Math.max(2, Math.ceil(pages.length / 2));
+  // A low quantile: the distance between lines of a paragraph, not the larger one between paragraphs.
+  const pitchBySize = new Map<number, number>();
+  for (const [size, values] of pitches) {
+    if (values.length < MIN_PITCH_SAMPLES) continue;
+    values.sort((a, b) => a - b);
+    pitchBySize.set(size, values[Math.floor((values.length - 1) / 4)] ?? size);
+  }
+  return {
+    bodySize: bodySize || 10,
+    headingSizes,
+    linePitch: (size) => pitchBySize.get(sizeKey(size)) ?? null,
+    isRepeatedMarginLine(text, y, pageHeight) {
+      if (pages.length < 2 || !inMarginBand(y, pageHeight)) return false;
+      const key = marginKey(text);
+      let count = 0;
+      for (const page of pages) {
+        if (page.margins.some((line) => line.key === key && Math.abs(line.y - y) <= SAME_PLACE)) count += 1;
+      }
+      return count >= threshold;
+    },
+  };
+}
