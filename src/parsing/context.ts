@@ -4,11 +4,11 @@ import type { ImageKind } from './model.js';
 export interface ParseLimits {
   /** Largest input accepted, in bytes. */
   maxInputBytes: number;
-  /** Largest total uncompressed size of a ZIP-based document (DOCX, PPTX, XLSX). */
+  /** Largest total uncompressed size of a ZIP-based document (DOCX, PPTX, XLSX) or of a PDF's Flate streams. */
   maxUncompressedBytes: number;
   /** Largest number of entries in a ZIP-based document. */
   maxZipEntries: number;
-  /** Largest uncompressed/compressed ratio of one ZIP entry (decompression bombs). */
+  /** Largest uncompressed/compressed ratio of one ZIP entry or PDF stream (decompression bombs). */
   maxCompressionRatio: number;
   /** Deepest nesting of JSON values or HTML elements. */
   maxNestingDepth: number;

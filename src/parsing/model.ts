@@ -101,7 +101,7 @@ export interface Page {
   /** False for a scanned page (an image without a text layer). */
   hasTextLayer: boolean;
   ocr: OcrState;
-  /** Human-readable remark, e.g. "page 3 has no text layer; enable_ocr to read it". */
+  /** Human-readable remark, e.g. "page 3 has no text layer; set enable_ocr to read it". */
   note: string | null;
 }
 
@@ -120,7 +120,7 @@ export interface ParsedDocument {
 /** Incremental parsing output: metadata first (as soon as known), then pages in order. */
 export type ParseProgress =
   | { type: 'metadata'; metadata: DocumentMetadata; totalPages: number }
-  | { type: 'page'; page: Page; blocks: Block[]; totalPages: number };
+  | { type: 'page'; page: Page; blocks: Block[]; totalPages: number; warnings?: string[] };
 
 export function tables(document: ParsedDocument): Table[] {
   return document.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
