@@ -72,6 +72,8 @@ export interface ImageToDescribe {
   height: number | null;
   /** Text around the image in the document (a caption, the preceding heading), to help a model. */
   context: string | null;
+  /** Text OCR already found in the image (so a describer need not read it again); null when OCR did not run. */
+  ocrText?: string | null;
 }
 
 export interface ImageDescription {
