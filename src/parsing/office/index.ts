@@ -1,0 +1,8 @@
+/**
+ * Office formats: DOCX, PPTX and XLSX parsed from their XML parts, every part read through `safeZip`
+ * so that no byte is inflated beyond the parse limits (decompression bombs, lying headers, entry floods).
+ */
+export { parseDocx } from './parseDocx.js';
+export { parsePptx, NOTES_PREFIX } from './parsePptx.js';
+export { parseXlsx } from './parseXlsx.js';
+export { openSafeZip, type SafeZip } from './safeZip.js';
