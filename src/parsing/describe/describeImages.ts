@@ -2,7 +2,7 @@ import type { ParseContext } from '../context.js';
 import { isParseError } from '../errors.js';
 import type { Block, Image, ParsedDocument } from '../model.js';
 import { mapLimit } from '../image/mapLimit.js';
-import { abortError, throwIfAborted } from '../ocr/abortError.js';
+import { abortError, throwIfAborted } from '../abort.js';
 import type { ImageWithOcrText } from './localDescriber.js';
 
 /** Images described at once: a vision endpoint or the OCR pool (about two workers) does the work. */

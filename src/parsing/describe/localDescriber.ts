@@ -1,7 +1,7 @@
 import type { Describer, ImageDescription, ImageToDescribe, OcrEngine, OcrLanguage } from '../context.js';
 import { isParseError } from '../errors.js';
 import type { ImageKind } from '../model.js';
-import { abortError, throwIfAborted } from '../ocr/abortError.js';
+import { abortError, throwIfAborted } from '../abort.js';
 import { measureImage, type ImageMeasures } from './imageMeasures.js';
 
 export interface LocalDescriberOptions {

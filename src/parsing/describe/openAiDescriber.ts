@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { Describer, ImageDescription, ImageToDescribe } from '../context.js';
 import type { ImageKind } from '../model.js';
 import { openImage, sniffImageFormat } from '../image/imageInput.js';
-import { abortError, throwIfAborted } from '../ocr/abortError.js';
+import { abortError, throwIfAborted } from '../abort.js';
 
 export interface OpenAiDescriberOptions {
   /** Base URL including `/v1` (OpenAI, vLLM, Ollama, llama.cpp server…). */

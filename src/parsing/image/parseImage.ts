@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { OcrLanguage, ParseContext } from '../context.js';
 import { isParseError, ParseError } from '../errors.js';
 import type { Block, Extension, Image, Page, ParsedDocument } from '../model.js';
-import { throwIfAborted } from '../ocr/abortError.js';
+import { throwIfAborted } from '../abort.js';
 import {
   imageFailure,
   openImage,

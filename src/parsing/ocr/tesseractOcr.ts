@@ -3,7 +3,7 @@ import { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
 import type { OcrEngine, OcrLanguage, OcrResult } from '../context.js';
 import { ParseError } from '../errors.js';
-import { abortError, throwIfAborted } from './abortError.js';
+import { abortError, throwIfAborted } from '../abort.js';
 import { prepareOcrImage } from './ocrInput.js';
 import { PSM_BY_MODE, recognizeBest, type PageSegMode } from './ocrPasses.js';
 import { ensureTessdataDir, OCR_LANGUAGES } from './tessdata.js';

@@ -1,4 +1,4 @@
-import { abortError } from './abortError.js';
+import { abortError } from '../abort.js';
 
 export interface PoolOptions<R> {
   /** Most resources alive at once (starting, busy or idle). */

@@ -1,3 +1,4 @@
+import { throwIfAborted } from '../abort.js';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
@@ -255,8 +256,4 @@ function mapStreamError(entry: Entry, error: unknown): ParseError {
     });
   }
   return new ParseError('corrupt_document', `cannot inflate ${entry.fileName}: ${message}`, { cause: error });
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new ParseError('aborted', 'parsing was aborted');
 }

@@ -1,7 +1,7 @@
 import { constants, createInflate, inflateSync } from 'node:zlib';
 import type { ParseLimits } from '../context.js';
 import { ParseError } from '../errors.js';
-import { throwIfAborted } from './openPdf.js';
+import { throwIfAborted } from '../abort.js';
 
 /** Streams may always inflate to this much, whatever their ratio (blank images compress very well). */
 const FREE_INFLATE = 16 * 1024 * 1024;

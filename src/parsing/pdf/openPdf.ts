@@ -1,3 +1,4 @@
+import { throwIfAborted } from '../abort.js';
 import { ParseError, isParseError } from '../errors.js';
 import { documentOptions, loadPdfjs, type PdfDocument, type PdfjsModule } from './pdfjs.js';
 
@@ -33,13 +34,6 @@ export async function openPdf(bytes: Uint8Array, signal: AbortSignal): Promise<O
     await close();
     throw toParseError(error, signal, 'open');
   }
-}
-
-export function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  // A caller that aborts with a ParseError (e.g. `timeout`) wants that code kept.
-  if (isParseError(signal.reason)) throw signal.reason;
-  throw new ParseError('aborted', 'PDF parsing was aborted', { cause: signal.reason });
 }
 
 /** Maps whatever pdf.js (or anything under it) threw while doing `what` to a `ParseError`. */

@@ -3,7 +3,8 @@ import { ParseError } from '../errors.js';
 import type { Block, DocumentMetadata, Page, ParseProgress, ParsedDocument } from '../model.js';
 import { assertNoDecompressionBomb } from './bombCheck.js';
 import { buildMetadata, fileTitle, guessFirstHeading, readInfo } from './metadata.js';
-import { openPdf, throwIfAborted, toParseError } from './openPdf.js';
+import { openPdf, toParseError } from './openPdf.js';
+import { checkpoint, throwIfAborted } from '../abort.js';
 import { parsePage, type ImageRegistry, type ParsedPage } from './parsePage.js';
 import { readPageText, type PageText } from './pageText.js';
 import { createProfileBuilder } from './profile.js';
@@ -136,7 +137,7 @@ async function* parsePages(bytes: Uint8Array, ctx: ParseContext, run: PdfRun): A
     let content = false;
     for (let n = 1; n <= total; n++) {
       await readAhead(n + run.lookahead);
-      throwIfAborted(ctx.signal);
+      await checkpoint(ctx.signal);
       const text = texts.get(n);
       texts.delete(n);
       if (!text) throw new ParseError('corrupt_document', `Page ${n} of the PDF could not be read`);

@@ -1,4 +1,4 @@
-import { ParseError } from '../errors.js';
+import { ParseError } from './errors.js';
 
 /**
  * The `ParseError` an aborted signal stands for. A signal aborted with a `ParseError` (a caller's own
@@ -15,4 +15,14 @@ export function abortError(signal: AbortSignal): ParseError {
 
 export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError(signal);
+}
+
+/**
+ * Lets messages waiting for this thread (an abort from the pool, above all) run, then throws if the
+ * work was aborted. Promise-based libraries such as pdf.js never return to the event loop on their
+ * own, so a loop over pages calls this between pages to stay cancellable.
+ */
+export async function checkpoint(signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  throwIfAborted(signal);
 }
