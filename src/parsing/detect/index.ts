@@ -1,0 +1,1 @@
+export { detectFormat, extensionOf } from './detectFormat.js';

@@ -1,0 +1,106 @@
+import { fileTypeFromBuffer } from 'file-type';
+import { looksLikeText } from './textSniff.js';
+import { readZipDirectory } from './zipDirectory.js';
+
+/** Binary formats Archivist parses, as families (`.jpg`/`.jpeg` are one family, and so on). */
+export type BinaryFamily = 'pdf' | 'png' | 'jpeg' | 'tiff' | 'bmp' | 'docx' | 'pptx' | 'xlsx';
+
+/** What the bytes say, independent of the file name. */
+export type Sniffed =
+  | { kind: 'binary-format'; family: BinaryFamily }
+  /** An OLE compound file holding an `EncryptedPackage`: a password-protected DOCX/PPTX/XLSX. */
+  | { kind: 'encrypted-ooxml' }
+  /** A ZIP whose central directory cannot be read (truncated or damaged). */
+  | { kind: 'broken-zip' }
+  | { kind: 'text' }
+  /** Recognisably something else (a GIF, a plain ZIP, a legacy .doc…), or unrecognisable binary data. */
+  | { kind: 'other'; label: string };
+
+export const FAMILY_LABELS: Record<BinaryFamily, string> = {
+  pdf: 'a PDF document',
+  png: 'a PNG image',
+  jpeg: 'a JPEG image',
+  tiff: 'a TIFF image',
+  bmp: 'a BMP image',
+  docx: 'a DOCX document',
+  pptx: 'a PPTX presentation',
+  xlsx: 'an XLSX workbook',
+};
+
+const OOXML_MAIN_PARTS: ReadonlyArray<[string, BinaryFamily]> = [
+  ['word/document.xml', 'docx'],
+  ['ppt/presentation.xml', 'pptx'],
+  ['xl/workbook.xml', 'xlsx'],
+];
+const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+/** `EncryptedPackage` as UTF-16LE, the stream name of an encrypted OOXML package inside OLE. */
+const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
+
+/** Sniffs the type from magic numbers, the ZIP central directory (never inflated) and text-ness. */
+export async function sniffBytes(bytes: Uint8Array): Promise<Sniffed> {
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06])) {
+    return sniffZip(bytes);
+  }
+  if (startsWith(bytes, OLE_SIGNATURE)) {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(ENCRYPTED_PACKAGE)
+      ? { kind: 'encrypted-ooxml' }
+      : { kind: 'other', label: 'a legacy Microsoft Office (OLE2) file' };
+  }
+
+  const type = await fileTypeFromBuffer(bytes).catch(() => undefined);
+  const text = looksLikeText(bytes);
+  // PDF readers accept up to 1 KB of junk before the header; file-type only looks at offset 0.
+  if (!type && !text && hasPdfHeaderNearStart(bytes)) return { kind: 'binary-format', family: 'pdf' };
+  switch (type?.ext) {
+    case 'pdf':
+      return { kind: 'binary-format', family: 'pdf' };
+    case 'png':
+    case 'apng':
+      return { kind: 'binary-format', family: 'png' };
+    case 'jpg':
+      return { kind: 'binary-format', family: 'jpeg' };
+    case 'tif':
+      return { kind: 'binary-format', family: 'tiff' };
+    case 'bmp':
+      // file-type only checks "BM", which plenty of text files start with.
+      if (isBmpHeader(bytes)) return { kind: 'binary-format', family: 'bmp' };
+      break;
+    default:
+      // Weak signatures (2–4 printable bytes: "MZ", "ID3", "<?xml"…) also start ordinary text.
+      if (type && !text) return { kind: 'other', label: `a ${type.ext.toUpperCase()} file (${type.mime})` };
+  }
+  return text ? { kind: 'text' } : { kind: 'other', label: 'binary data' };
+}
+
+function sniffZip(bytes: Uint8Array): Sniffed {
+  const directory = readZipDirectory(bytes);
+  if (!directory.ok) return { kind: 'broken-zip' };
+  const entries = new Map(directory.entries.map((entry) => [entry.name, entry]));
+  for (const [part, family] of OOXML_MAIN_PARTS) {
+    const main = entries.get(part);
+    if (!main || !entries.has('[Content_Types].xml')) continue;
+    // ZIP-level encryption of the main part: nothing can be read without the password.
+    return main.encrypted ? { kind: 'encrypted-ooxml' } : { kind: 'binary-format', family };
+  }
+  if (entries.has('mimetype') && entries.has('content.xml')) {
+    return { kind: 'other', label: 'an OpenDocument file (.odt/.ods/.odp)' };
+  }
+  return { kind: 'other', label: 'a ZIP archive' };
+}
+
+/** "BM", then reserved zero words and a known DIB header size: real bitmaps, not words like "BMW". */
+function isBmpHeader(bytes: Uint8Array): boolean {
+  if (bytes.length < 26) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reserved = view.getUint32(6, true);
+  const dibSize = view.getUint32(14, true);
+  return reserved === 0 && [12, 16, 40, 52, 56, 64, 108, 124].includes(dibSize);
+}
+
+function hasPdfHeaderNearStart(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).includes('%PDF-');
+}
+
+function startsWith(bytes: Uint8Array, signature: readonly number[]): boolean {
+  return signature.every((byte, i) => bytes[i] === byte);
+}

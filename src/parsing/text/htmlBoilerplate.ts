@@ -1,0 +1,84 @@
+import { isElement, tagOf, toArray, type DomDocument, type DomElement } from './htmlDom.js';
+import { wordSet } from './input.js';
+
+/** Never content: code, styling, embedded objects and form controls. */
+const NON_CONTENT = wordSet(`
+  script style noscript template svg math canvas iframe object embed link meta button input select
+  textarea dialog
+`);
+/**
+ * Page chrome. Readability scores it away on long pages but keeps everything on short ones, so it
+ * goes before Readability runs.
+ */
+const CHROME_TAGS = new Set(['nav', 'aside']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search']);
+const CONSENT = /cookie|consent|gdpr|onetrust|cookiebot/i;
+const AD_TOKENS = wordSet('ad ads advert adverts advertisement adsbygoogle sponsor sponsored adslot');
+const PROTECTED = new Set(['html', 'body', 'main', 'article']);
+
+/**
+ * Removes what is never content (scripts, styles, form controls, hidden elements), cookie banners
+ * and ads (by id/class), navigation, asides, and headers and footers outside the article. An
+ * element holding the main content (main, article, an h1) always stays.
+ */
+export function removeBoilerplate(document: DomDocument): void {
+  const root = document.documentElement;
+  if (!root) return;
+  // One explicit-stack walk (a selector per rule would traverse the DOM once per rule); removal
+  // waits until the walk is done so the walk never sees a half-detached subtree.
+  const doomed: DomElement[] = [];
+  const stack: DomElement[] = [root];
+  while (stack.length > 0) {
+    const element = stack.pop();
+    if (!element) break;
+    if (isBoilerplate(element)) {
+      doomed.push(element);
+      continue;
+    }
+    const children = toArray(element.children);
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as DomElement);
+  }
+  for (const element of doomed) element.remove();
+}
+
+function isBoilerplate(element: DomElement): boolean {
+  const tag = tagOf(element);
+  if (NON_CONTENT.has(tag)) return true;
+  if (PROTECTED.has(tag)) return false;
+  // A page's header and footer are chrome; an article's own header (title, byline) is not.
+  const chromeTag =
+    CHROME_TAGS.has(tag) || ((tag === 'header' || tag === 'footer') && !insideArticle(element));
+  // Most elements (p, li, td…) carry no attributes: skip the attribute rules for them.
+  if (!element.hasAttributes()) return chromeTag && !holdsMainContent(element);
+  if (isHidden(element)) return true;
+  const chrome = chromeTag || CHROME_ROLES.has(element.getAttribute('role') ?? '');
+  const identity = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
+  const flagged =
+    CONSENT.test(identity) || CONSENT.test(element.getAttribute('aria-label') ?? '') || isAd(identity);
+  return (chrome || flagged) && !holdsMainContent(element);
+}
+
+function isHidden(element: DomElement): boolean {
+  if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return true;
+  const style = element.getAttribute('style');
+  return style !== null && /(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}
+
+/** Whole tokens only: "header", "shadow" and "download" contain "ad" but are not ads. */
+function isAd(identity: string): boolean {
+  return identity
+    .toLowerCase()
+    .split(/[\s_-]+/)
+    .some((token) => AD_TOKENS.has(token));
+}
+
+function holdsMainContent(element: DomElement): boolean {
+  return element.querySelector('main, article, h1') !== null;
+}
+
+function insideArticle(element: DomElement): boolean {
+  for (let node = element.parentNode; node; node = node.parentNode) {
+    if (isElement(node) && (tagOf(node) === 'article' || tagOf(node) === 'main')) return true;
+  }
+  return false;
+}

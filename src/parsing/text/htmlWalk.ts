@@ -1,0 +1,233 @@
+import type { DocumentBuilder, FoundImage } from './documentBuilder.js';
+import {
+  CDATA_SECTION_NODE,
+  childrenOf,
+  isElement,
+  tagOf,
+  TEXT_NODE,
+  toArray,
+  type DomElement,
+  type DomNode,
+} from './htmlDom.js';
+import { readHtmlTable } from './htmlTable.js';
+import { imageFromSource } from './images.js';
+import { tidyLine, wordSet } from './input.js';
+
+const SKIPPED = wordSet(`
+  script style noscript template head title meta link svg math canvas iframe object embed button
+  input select textarea option dialog map area
+`);
+const HEADING = /^h([1-6])$/;
+/** Elements that break the flow of inline text; their content is walked as blocks. */
+const BLOCK_CONTAINERS = wordSet(`
+  div section article main header footer nav aside blockquote figure figcaption address details
+  summary dl dt dd fieldset legend form center hgroup body html li caption td th tr tbody thead
+  tfoot search menu
+`);
+/** Attribute the HTML reader sets on headings before Readability renames h1 to h2. */
+export const HEADING_LEVEL_ATTRIBUTE = 'data-archivist-level';
+
+/**
+ * Walks a DOM subtree in document order and emits blocks: h1–h6 headings, paragraphs (inline
+ * text gathered across inline elements, `<br>` kept as a line break), ul/ol lists with nested
+ * items flattened by indentation, tables, images (alt text; `data:` URIs decoded) and `<pre>` as
+ * preformatted text. Recursion depth is bounded by the depth check done before parsing.
+ */
+export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
+  let inline: string[] = [];
+  let pendingImages: FoundImage[] = [];
+
+  const flush = (): void => {
+    const text = inline
+      .join('')
+      .split('\n')
+      .map(tidyLine)
+      .filter((line) => line !== '')
+      .join('\n');
+    inline = [];
+    builder.paragraph(text);
+    for (const image of pendingImages) builder.image(image);
+    pendingImages = [];
+  };
+
+  const visit = (node: DomNode): void => {
+    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) {
+      inline.push(collapse(node.textContent ?? ''));
+      return;
+    }
+    if (!isElement(node)) return;
+    const tag = tagOf(node);
+    if (SKIPPED.has(tag)) return;
+    if (tag === 'br') {
+      inline.push('\n');
+      return;
+    }
+    if (tag === 'img') {
+      pendingImages.push(imageOf(node));
+      return;
+    }
+    const heading = HEADING.exec(tag);
+    if (heading) {
+      flush();
+      const original = Number(node.getAttribute(HEADING_LEVEL_ATTRIBUTE));
+      builder.heading(
+        textOf(node).replace(/\n/g, ' '),
+        original >= 1 && original <= 6 ? original : Number(heading[1]),
+      );
+      return;
+    }
+    if (tag === 'p') {
+      flush();
+      for (const child of childrenOf(node)) visit(child);
+      flush();
+      return;
+    }
+    if (tag === 'pre') {
+      flush();
+      builder.paragraph(node.textContent ?? '', true);
+      return;
+    }
+    if (tag === 'ul' || tag === 'ol') {
+      flush();
+      emitList(node, builder);
+      return;
+    }
+    if (tag === 'table') {
+      flush();
+      emitTable(node, builder, visit, flush);
+      return;
+    }
+    if (BLOCK_CONTAINERS.has(tag)) {
+      flush();
+      for (const child of childrenOf(node)) visit(child);
+      flush();
+      return;
+    }
+    for (const child of childrenOf(node)) visit(child);
+  };
+
+  visit(root);
+  flush();
+}
+
+function emitTable(
+  table: DomElement,
+  builder: DocumentBuilder,
+  visit: (node: DomNode) => void,
+  flush: () => void,
+): void {
+  // Layout tables (a page built from table cells) hold headings or other tables: read their cells
+  // as ordinary content instead of one enormous grid.
+  if (containsTag(table, LAYOUT_MARKERS)) {
+    for (const child of childrenOf(table)) visit(child);
+    flush();
+    return;
+  }
+  const images: FoundImage[] = [];
+  const { cells, hasHeader, caption } = readHtmlTable(table, (cell) => textOf(cell, false, images));
+  builder.table(cells, hasHeader, caption);
+  for (const image of images) builder.image(image);
+}
+
+const LAYOUT_MARKERS = new Set(['table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre']);
+
+function containsTag(element: DomElement, tags: ReadonlySet<string>): boolean {
+  for (const child of childrenOf(element)) {
+    if (isElement(child) && (tags.has(tagOf(child)) || containsTag(child, tags))) return true;
+  }
+  return false;
+}
+
+/** A list and everything nested in it as one flat list; nesting shows as two spaces per level. */
+function emitList(list: DomElement, builder: DocumentBuilder): void {
+  const items: string[] = [];
+  const images: FoundImage[] = [];
+  const collect = (element: DomElement, depth: number): void => {
+    for (const child of toArray(element.children)) {
+      const tag = tagOf(child);
+      if (tag === 'li') {
+        const text = textOf(child, true, images);
+        if (text) items.push('  '.repeat(depth) + text.replace(/\n/g, ' '));
+        for (const nested of nestedLists(child)) collect(nested, depth + 1);
+      } else if (tag === 'ul' || tag === 'ol') {
+        collect(child, depth + 1);
+      } else if (!SKIPPED.has(tag)) {
+        collect(child, depth);
+      }
+    }
+  };
+  collect(list, 0);
+  builder.list(items, tagOf(list) === 'ol');
+  for (const image of images) builder.image(image);
+}
+
+/** Lists inside a list item (however deeply wrapped), but not lists inside those lists. */
+function nestedLists(item: DomElement): DomElement[] {
+  const found: DomElement[] = [];
+  const search = (element: DomElement): void => {
+    for (const child of toArray(element.children)) {
+      const tag = tagOf(child);
+      if (tag === 'ul' || tag === 'ol') found.push(child);
+      else if (!SKIPPED.has(tag)) search(child);
+    }
+  };
+  search(item);
+  return found;
+}
+
+/**
+ * The visible text of an element: whitespace collapsed as a browser would, `<br>` and block
+ * boundaries as line breaks, skipped elements ignored; with `skipLists`, nested lists are left out
+ * (a list item's own text). Images met on the way go to `images` when given.
+ */
+export function textOf(element: DomElement, skipLists = false, images?: FoundImage[]): string {
+  const parts: string[] = [];
+  const visit = (node: DomNode): void => {
+    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) {
+      parts.push(collapse(node.textContent ?? ''));
+      return;
+    }
+    if (!isElement(node)) return;
+    const tag = tagOf(node);
+    if (SKIPPED.has(tag) || (skipLists && (tag === 'ul' || tag === 'ol'))) return;
+    if (tag === 'br') {
+      parts.push('\n');
+      return;
+    }
+    if (tag === 'img') {
+      images?.push(imageOf(node));
+      return;
+    }
+    const block = tag === 'p' || HEADING.test(tag) || BLOCK_CONTAINERS.has(tag) || tag === 'table';
+    if (block) parts.push('\n');
+    for (const child of childrenOf(node)) visit(child);
+    if (block) parts.push('\n');
+    else if (tag === 'td' || tag === 'th') parts.push(' ');
+  };
+  for (const child of childrenOf(element)) visit(child);
+  return parts
+    .join('')
+    .split('\n')
+    .map(tidyLine)
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function imageOf(element: DomElement): FoundImage {
+  const dimension = (name: string): number | null => {
+    const value = Number.parseInt(element.getAttribute(name) ?? '', 10);
+    return Number.isFinite(value) && value > 0 ? value : null;
+  };
+  return imageFromSource(
+    element.getAttribute('src'),
+    element.getAttribute('alt') ?? element.getAttribute('title'),
+    {
+      width: dimension('width'),
+      height: dimension('height'),
+    },
+  );
+}
+
+function collapse(text: string): string {
+  return text.replace(/[ \t\n\r\f]+/g, ' ');
+}
