@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /**
@@ -24,6 +25,14 @@ export interface Config {
   taskStallTimeoutMs: number;
   /** Set when another process also writes the event store file: how often subscribers poll it. */
   eventStorePollMs: number | null;
+  openaiBaseUrl: string | null;
+  openaiApiKey: string;
+  llmModel: string | null;
+  visionModel: string | null;
+  modelTimeoutMs: number;
+  parseWorkers: number;
+  parseTimeoutMs: number;
+  parseMaxMemoryMb: number;
 }
 
 interface Variable {
@@ -90,6 +99,44 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'TASK_STALL_TIMEOUT_MS',
     default: '300000',
     meaning: 'A running task silent this long is failed by the watchdog.',
+  },
+  {
+    name: 'OPENAI_BASE_URL',
+    default: '(none)',
+    meaning:
+      'Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, TEI), e.g. `http://127.0.0.1:11434/v1`. None: local models only.',
+  },
+  { name: 'OPENAI_API_KEY', default: '(empty)', meaning: 'Key for OPENAI_BASE_URL, if it needs one.' },
+  {
+    name: 'LLM_MODEL',
+    default: '(none)',
+    meaning: 'Chat model at OPENAI_BASE_URL for summaries (`llm_ready`). None: local extractive summaries.',
+  },
+  {
+    name: 'VISION_MODEL',
+    default: '(none)',
+    meaning:
+      'Vision model at OPENAI_BASE_URL for image descriptions. None: the local describer (size, OCR text, chart or photo).',
+  },
+  {
+    name: 'MODEL_TIMEOUT_MS',
+    default: '60000',
+    meaning: 'Longest wait for one model call before falling back to the local model.',
+  },
+  {
+    name: 'PARSE_WORKERS',
+    default: '(number of cores)',
+    meaning: 'Worker threads that parse documents (each parses one at a time).',
+  },
+  {
+    name: 'PARSE_TIMEOUT_MS',
+    default: '300000',
+    meaning: 'Longest time one document may take to parse (OCR of scanned pages included).',
+  },
+  {
+    name: 'PARSE_MAX_MEMORY_MB',
+    default: '1024',
+    meaning: 'Heap limit of each parse worker: a document needing more fails alone.',
   },
 ];
 
@@ -167,5 +214,13 @@ export function loadConfig(env: Env = process.env): Config {
     taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 10_000, 50, 3_600_000),
     taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
     eventStorePollMs: pollMs ? integer(env, 'EVENT_STORE_POLL_MS', 100, 1, 60_000) : null,
+    openaiBaseUrl: url(env, 'OPENAI_BASE_URL', false, ''),
+    openaiApiKey: env['OPENAI_API_KEY']?.trim() ?? '',
+    llmModel: env['LLM_MODEL']?.trim() || null,
+    visionModel: env['VISION_MODEL']?.trim() || null,
+    modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 60_000, 100, 600_000),
+    parseWorkers: integer(env, 'PARSE_WORKERS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 64),
+    parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
+    parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 1_024, 128, 65_536),
   };
 }

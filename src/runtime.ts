@@ -20,6 +20,7 @@ import { createReadModels, type ReadModels } from './projections/readModels.js';
 import { createProjectionRegistry, type ProjectionRegistry } from './projections/registry.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import type { ReadStore } from './readStore/readStore.js';
+import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
 import { createSqliteReadStore } from './readStore/sqliteReadStore.js';
 import { VERSION } from './version.js';
 import type { JobRegistry, JobType } from './workers/jobs.js';
@@ -52,6 +53,8 @@ export interface Runtime {
   projections: ProjectionEngine;
   tasks: TaskCommands;
   jobs: JobRegistry;
+  /** Parses documents in worker threads (started on first use). */
+  parser: ParsePool;
   /** True when every port is embedded: one process owns the data folder. */
   embedded: boolean;
   start(roles?: readonly Role[]): Promise<void>;
@@ -140,6 +143,27 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     stallTimeoutMs: config.taskStallTimeoutMs,
   });
 
+  const parser = createParsePool({
+    size: config.parseWorkers,
+    timeoutMs: config.parseTimeoutMs,
+    maxMemoryMb: config.parseMaxMemoryMb,
+    maxQueue: config.parseWorkers * 16,
+    log: log.child({ component: 'parser' }),
+    services: {
+      // Parse workers share the cores: one OCR thread each is enough to keep them busy.
+      ocrWorkers: 1,
+      openai: config.openaiBaseUrl
+        ? {
+            baseUrl: config.openaiBaseUrl,
+            apiKey: config.openaiApiKey,
+            llmModel: config.llmModel,
+            visionModel: config.visionModel,
+            timeoutMs: config.modelTimeoutMs,
+          }
+        : null,
+    },
+  });
+
   const checks: HealthCheck[] = [
     {
       name: 'event_store',
@@ -181,6 +205,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     projections,
     tasks,
     jobs,
+    parser,
     embedded,
     async start(roles = ALL_ROLES) {
       await registry.init();
@@ -193,6 +218,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     async stop() {
       watchdog.stop();
       await worker.stop();
+      await parser.close();
       await projections.stop();
       await bus.close();
       await eventStore.close();

@@ -75,6 +75,10 @@ async function serve(
     // Loaded here, not at the top: the tools never need the HTTP stack.
     const [{ createApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../server.js')]);
     running = await listen(createApp(runtime), runtime);
+    // Load the parsers in the workers now, not on the first upload.
+    runtime.parser
+      .warm()
+      .catch((error: unknown) => log.warn({ err: error }, 'could not warm the parse workers'));
   }
   log.info(
     { url: running?.url, roles, dataDir: config.dataDir, embedded: runtime.embedded },

@@ -9,6 +9,7 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './requestContext.js';
 import type { Route } from './route.js';
 import { healthRoutes } from './retrieval/health.js';
+import { parseRoutes } from './retrieval/parse.js';
 import { taskRoutes } from './retrieval/tasks.js';
 
 export const RETRIEVAL_PREFIX = '/api/v1';
@@ -16,7 +17,7 @@ export const ASSISTANT_ROUTE_PREFIX = '/api/method';
 
 export type AppDeps = Pick<
   Runtime,
-  'config' | 'log' | 'version' | 'health' | 'eventStore' | 'projections' | 'readModels' | 'tasks'
+  'config' | 'log' | 'version' | 'health' | 'eventStore' | 'projections' | 'readModels' | 'tasks' | 'parser'
 >;
 
 export interface AppOptions {
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       eventStore: deps.eventStore,
       readYourWritesTimeoutMs: deps.config.readYourWritesTimeoutMs,
     }),
+    ...parseRoutes({ parser: deps.parser, maxUploadBytes: deps.config.maxUploadBytes }),
     ...(options.retrievalRoutes ?? []),
   ];
   const assistantRoutes = options.assistantRoutes ?? [];

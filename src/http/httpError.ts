@@ -3,6 +3,7 @@ import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } fro
 import { EventStoreUnavailableError } from '../eventStore/eventStore.js';
 import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
 import { ReadStoreUnavailableError } from '../readStore/readStore.js';
+import { PoolBusyError } from '../parsing/worker/parsePool.js';
 
 export interface ValidationIssue {
   location: 'path' | 'query' | 'body' | 'header';
@@ -58,6 +59,15 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof RuleViolationError) return new HttpError(422, error.code, error.message);
   if (error instanceof DomainError) return new HttpError(400, error.code, error.message);
   if (error instanceof ParseError) return new HttpError(PARSE_STATUS[error.code], error.code, error.message);
+  if (error instanceof PoolBusyError) {
+    return new HttpError(
+      503,
+      'busy',
+      `Too many documents are being parsed (${error.message}); retry later`,
+      [],
+      { 'Retry-After': '10' },
+    );
+  }
   if (
     error instanceof EventStoreUnavailableError ||
     error instanceof ReadStoreUnavailableError ||

@@ -188,8 +188,13 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
           for (const [field, spec] of Object.entries(body.files)) {
             const count = files.filter((file) => file.field === field).length;
             if (spec.required && count === 0) {
-              throw new HttpError(422, 'validation_error', `body.${field} is required (a file)`, [
-                { location: 'body', field, message: 'is required (a file)' },
+              // A part without its own Content-Type arrives as a text field (RFC 7578 asks file parts to carry one).
+              const sentAsField = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, field);
+              const message = sentAsField
+                ? 'must be a file part (with a filename and a Content-Type header), not a text field'
+                : 'is required (a file)';
+              throw new HttpError(422, 'validation_error', `body.${field} ${message}`, [
+                { location: 'body', field, message },
               ]);
             }
             if (!spec.multiple && count > 1) {

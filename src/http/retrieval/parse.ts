@@ -1,0 +1,443 @@
+import { readFile } from 'node:fs/promises';
+import type {
+  ChunkingRequest,
+  ParseJob,
+  ParseJobEvent,
+  ParseResult,
+  SectionsResult,
+} from '../../parsing/job.js';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../../parsing/context.js';
+import { FORMATS, INCREMENTAL_FORMATS } from '../../parsing/formats.js';
+import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
+import type { ParsePool } from '../../parsing/worker/parsePool.js';
+import { HttpError, toHttpError } from '../httpError.js';
+import type { RouteRequest, UploadedFile } from '../route.js';
+import { defineRoute } from '../route.js';
+import { openSse, type SseStream } from '../sse.js';
+import {
+  chunkResource,
+  metadataResource,
+  parseResultResource,
+  parseResultSchema,
+  sectionsResultResource,
+  sectionsResultSchema,
+  statsResource,
+} from './parseShapes.js';
+import { errorResponses, errorSchema } from './schemas.js';
+
+export interface ParseRouteDeps {
+  parser: ParsePool;
+  maxUploadBytes: number;
+}
+
+const flag = (defaultValue: boolean, description: string) =>
+  ({ type: 'boolean', default: defaultValue, description }) as const;
+const cleaningFields = {
+  remove_urls: flag(true, 'Remove URLs from the text'),
+  normalize_arabic: flag(
+    true,
+    'Normalise Arabic character variants in the text (tatweel, presentation forms)',
+  ),
+} as const;
+const tableMode = {
+  type: 'string',
+  enum: ['accurate', 'fast'],
+  default: 'fast',
+  description: '`accurate` also reads drawn table borders (PDF); `fast` uses text alignment only',
+} as const;
+const chunkSizes = {
+  target_chunk_words: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description: 'Chunk size to aim for, in words',
+  },
+  max_chunk_words: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000,
+    default: 1500,
+    description: 'No chunk is longer (words); at least target_chunk_words',
+  },
+} as const;
+const fileField = { file: { required: true, multiple: false, description: 'The document' } } as const;
+const fileErrors = {
+  413: {
+    description: 'The file is larger than the upload limit, or than a parsing limit',
+    schema: errorSchema,
+  },
+  415: {
+    description: 'Unsupported format, or a file whose bytes are not of the type its name says',
+    schema: errorSchema,
+  },
+  422: {
+    description: 'Invalid fields, or a corrupt, encrypted, empty or too complex document',
+    schema: errorSchema,
+  },
+  503: { description: 'Too many documents are waiting to be parsed; retry later', schema: errorSchema },
+} as const;
+const sseResponse = {
+  200: {
+    description: 'Server-Sent Events: `data: <JSON>` lines, each with a `type`',
+    contentType: 'text/event-stream',
+    schema: { type: 'string' },
+  },
+} as const;
+
+function chunkSizesFrom(
+  body: { target_chunk_words: number; max_chunk_words: number },
+  mode: ChunkingRequest['mode'],
+): ChunkingRequest {
+  if (body.target_chunk_words > body.max_chunk_words) {
+    throw new HttpError(
+      422,
+      'validation_error',
+      `body.target_chunk_words (${body.target_chunk_words}) must not exceed body.max_chunk_words (${body.max_chunk_words})`,
+      [{ location: 'body', field: 'target_chunk_words', message: 'must not exceed max_chunk_words' }],
+    );
+  }
+  return { mode, targetWords: body.target_chunk_words, maxWords: body.max_chunk_words };
+}
+
+export function parseRoutes(deps: ParseRouteDeps) {
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxInputBytes: deps.maxUploadBytes };
+
+  async function upload(files: UploadedFile[]): Promise<{ fileName: string; bytes: Uint8Array }> {
+    const file = files.find((candidate) => candidate.field === 'file')!;
+    return { fileName: file.fileName, bytes: await readFile(file.path) };
+  }
+
+  async function runToResult<T extends ParseResult | SectionsResult>(
+    job: ParseJob,
+    signal: AbortSignal,
+  ): Promise<T> {
+    let result: T | null = null;
+    for await (const event of deps.parser.run(job, signal))
+      if (event.type === 'result') result = event.result as T;
+    if (!result) throw new Error('the parse job ended without a result');
+    return result;
+  }
+
+  /** Streams a job's events as `data:` lines; a failure becomes an `error` event, then `done`. */
+  async function stream(
+    request: RouteRequest<unknown, unknown, unknown>,
+    job: ParseJob,
+    chunkType: 'section' | 'chunk',
+  ): Promise<void> {
+    const sse: SseStream = openSse(request.koa, request.signal);
+    const send = (data: Record<string, unknown>): void => sse.send({ data });
+    const toData = (event: ParseJobEvent): Record<string, unknown> | null => {
+      switch (event.type) {
+        case 'status':
+          return {
+            type: 'status',
+            status: event.status,
+            message: event.status === 'parsing' ? 'Parsing the document' : 'Chunking the document',
+          };
+        case 'metadata':
+          return {
+            type: 'metadata',
+            source_file: job.fileName,
+            format: event.format,
+            metadata: metadataResource(event.metadata),
+            total_pages: event.totalPages,
+          };
+        case 'progress':
+          return {
+            type: 'progress',
+            page: event.page,
+            total_pages: event.totalPages,
+            message: `page ${event.page} of ${event.totalPages}`,
+            has_text_layer: event.pageInfo.hasTextLayer,
+            ocr: event.pageInfo.ocr,
+          };
+        case 'chunk':
+          return { type: chunkType, ...chunkResource(event.chunk) };
+        case 'stats':
+          return { type: 'stats', chunking_stats: statsResource(event.stats) };
+        case 'done':
+          return { type: 'done' };
+        case 'result':
+          return null;
+      }
+    };
+    void (async () => {
+      try {
+        for await (const event of deps.parser.run(job, request.signal)) {
+          const data = toData(event);
+          if (data) send(data);
+        }
+      } catch (raw) {
+        if (request.signal.aborted) return;
+        const error = toHttpError(raw);
+        if (error.status >= 500) request.log.error({ err: raw }, 'streamed parse failed');
+        send({ type: 'error', error: error.type, detail: error.message, status_code: error.status });
+        send({ type: 'done' });
+      } finally {
+        sse.close();
+      }
+    })();
+  }
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/parse/formats',
+      operationId: 'parseFormats',
+      summary: 'File formats the parser accepts',
+      tags: ['Parse'],
+      responses: {
+        200: {
+          description: 'Extensions and what is extracted from each',
+          schema: {
+            type: 'object',
+            required: ['formats', 'descriptions'],
+            properties: {
+              formats: { type: 'array', items: { type: 'string' } },
+              descriptions: { type: 'object', additionalProperties: { type: 'string' } },
+              incremental_formats: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'Formats /parse/sections/incremental accepts',
+              },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle() {
+        return {
+          body: {
+            formats: [...SUPPORTED_EXTENSIONS],
+            descriptions: Object.fromEntries(
+              SUPPORTED_EXTENSIONS.map((extension) => [extension, FORMATS[extension].description]),
+            ),
+            incremental_formats: INCREMENTAL_FORMATS,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/parse',
+      operationId: 'parse',
+      summary: 'Parse a document (nothing is stored)',
+      description:
+        'Text, tables and images of a document, cleaned. `llm_ready` is a summary (the configured LLM, else a local extractive summary) when summarize_llm_ready is true and the file is at most 5 MB and 50,000 characters of content; otherwise the whole document as Markdown.',
+      tags: ['Parse'],
+      body: {
+        contentType: 'multipart/form-data',
+        files: fileField,
+        schema: {
+          type: 'object',
+          properties: {
+            include_tables: flag(true, 'Tables in full_text'),
+            include_images: flag(true, 'Image descriptions in full_text'),
+            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+            enable_image_description: flag(
+              true,
+              'Describe images (the vision model when configured, else the local describer)',
+            ),
+            table_mode: tableMode,
+            ...cleaningFields,
+            summarize_llm_ready: flag(
+              true,
+              'Summarise llm_ready (off automatically above 5 MB or 50,000 characters)',
+            ),
+          },
+          required: [
+            'include_tables',
+            'include_images',
+            'enable_ocr',
+            'enable_image_description',
+            'table_mode',
+            'remove_urls',
+            'normalize_arabic',
+            'summarize_llm_ready',
+          ],
+          additionalProperties: false,
+        },
+      },
+      responses: {
+        200: { description: 'The parse result', schema: parseResultSchema },
+        ...errorResponses,
+        ...fileErrors,
+      },
+      async handle({ body, files, signal }) {
+        const job: ParseJob = {
+          kind: 'parse',
+          ...(await upload(files)),
+          options: {
+            enableOcr: body.enable_ocr,
+            enableImageDescription: body.enable_image_description,
+            tableMode: body.table_mode,
+          },
+          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
+          limits,
+          includeTables: body.include_tables,
+          includeImages: body.include_images,
+          summarize: body.summarize_llm_ready,
+        };
+        return { body: parseResultResource(await runToResult<ParseResult>(job, signal)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/parse/sections',
+      operationId: 'parseSections',
+      summary: 'Parse and chunk a document (nothing is stored)',
+      tags: ['Parse'],
+      body: {
+        contentType: 'multipart/form-data',
+        files: fileField,
+        schema: {
+          type: 'object',
+          properties: {
+            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+            enable_picture_description: flag(
+              true,
+              'Describe images (the vision model when configured, else the local describer)',
+            ),
+            table_mode: tableMode,
+            ...cleaningFields,
+            chunking_mode: {
+              type: 'string',
+              enum: ['auto', 'semantic', 'page', 'paragraph', 'disabled'],
+              default: 'auto',
+              description:
+                'auto analyses the structure and picks one; semantic: by headings; page; paragraph; disabled: one chunk (split only above max_chunk_words)',
+            },
+            ...chunkSizes,
+            include_full_text: flag(false, 'Also return the full text'),
+          },
+          required: [
+            'enable_ocr',
+            'enable_picture_description',
+            'table_mode',
+            'remove_urls',
+            'normalize_arabic',
+            'chunking_mode',
+            'target_chunk_words',
+            'max_chunk_words',
+            'include_full_text',
+          ],
+          additionalProperties: false,
+        },
+      },
+      responses: {
+        200: { description: 'Chunks and statistics', schema: sectionsResultSchema },
+        ...errorResponses,
+        ...fileErrors,
+      },
+      async handle({ body, files, signal }) {
+        const chunking = chunkSizesFrom(body, body.chunking_mode);
+        const job: ParseJob = {
+          kind: 'sections',
+          ...(await upload(files)),
+          options: {
+            enableOcr: body.enable_ocr,
+            enableImageDescription: body.enable_picture_description,
+            tableMode: body.table_mode,
+          },
+          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
+          limits,
+          chunking,
+          includeFullText: body.include_full_text,
+        };
+        return { body: sectionsResultResource(await runToResult<SectionsResult>(job, signal)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/parse/sections/stream',
+      operationId: 'parseSectionsStream',
+      summary: 'Parse, then stream the sections (SSE)',
+      description:
+        'The whole document is parsed first, then events are sent as `data: <JSON>` lines: `status` (parsing, processing), `metadata`, one `section` per chunk (the chunk fields plus `type`), `stats` (chunking_stats), then `done`. A failure sends `error` (error, detail, status_code) and `done`. Chunking uses auto mode with 500/1500 words.',
+      tags: ['Parse'],
+      body: {
+        contentType: 'multipart/form-data',
+        files: fileField,
+        schema: {
+          type: 'object',
+          properties: {
+            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+            enable_picture_description: flag(true, 'Describe images'),
+            table_mode: tableMode,
+            ...cleaningFields,
+          },
+          required: [
+            'enable_ocr',
+            'enable_picture_description',
+            'table_mode',
+            'remove_urls',
+            'normalize_arabic',
+          ],
+          additionalProperties: false,
+        },
+      },
+      responses: { ...sseResponse, ...errorResponses, ...fileErrors },
+      async handle(request) {
+        const { body, files } = request;
+        const job: ParseJob = {
+          kind: 'stream',
+          ...(await upload(files)),
+          options: {
+            enableOcr: body.enable_ocr,
+            enableImageDescription: body.enable_picture_description,
+            tableMode: body.table_mode,
+          },
+          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
+          limits,
+          chunking: { mode: 'auto', targetWords: 500, maxWords: 1500 },
+        };
+        await stream(request, job, 'section');
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/parse/sections/incremental',
+      operationId: 'parseSectionsIncremental',
+      summary: 'Parse page by page, streaming each chunk when ready (SSE)',
+      description:
+        'For .pdf .md .markdown .txt .html .htm .docx. Events as `data: <JSON>` lines: `metadata` as soon as known, `progress` after each page ("page X of Y"), `chunk` as soon as each chunk is final (the chunk fields plus `type`; `total_chunks` is null because the total is not known yet), `stats`, then `done`. A failure sends `error` and `done`. Headings in PDFs are judged from the pages seen so far.',
+      tags: ['Parse'],
+      body: {
+        contentType: 'multipart/form-data',
+        files: fileField,
+        schema: {
+          type: 'object',
+          properties: { ...cleaningFields, ...chunkSizes },
+          required: ['remove_urls', 'normalize_arabic', 'target_chunk_words', 'max_chunk_words'],
+          additionalProperties: false,
+        },
+      },
+      responses: { ...sseResponse, ...errorResponses, ...fileErrors },
+      async handle(request) {
+        const { body, files } = request;
+        const chunking = chunkSizesFrom(body, 'auto');
+        const name = files.find((file) => file.field === 'file')?.fileName ?? '';
+        const extension = /\.[^.]+$/.exec(name.toLowerCase())?.[0];
+        if (extension && !(INCREMENTAL_FORMATS as readonly string[]).includes(extension)) {
+          throw new HttpError(
+            415,
+            'unsupported_format',
+            `Incremental parsing takes ${INCREMENTAL_FORMATS.join(' ')}; got ${extension}`,
+          );
+        }
+        const job: ParseJob = {
+          kind: 'incremental',
+          ...(await upload(files)),
+          // The spec's incremental path is heuristic for tables and images: images get their factual
+          // line (format, size, alt text) instead of OCR and description, which would delay chunks.
+          options: { enableOcr: false, enableImageDescription: false, tableMode: 'fast' },
+          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
+          limits,
+          chunking,
+        };
+        await stream(request, job, 'chunk');
+      },
+    }),
+  ];
+}

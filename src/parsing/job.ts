@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import type { Chunk, ChunkingMode, ChunkingStats } from './chunk/model.js';
+import { chunkDocument } from './chunk/chunkDocument.js';
+import { createIncrementalChunker } from './chunk/incremental.js';
+import { cleanBlocks, cleanDocument, type CleanOptions } from './clean/cleanDocument.js';
+import { detectDocumentLanguage } from './clean/language.js';
+import type { Describer, OcrEngine, ParseContext, ParseLimits, ParseOptions } from './context.js';
+import { describeImages } from './describe/describeImages.js';
+import { detectFormat } from './detect/detectFormat.js';
+import { ParseError } from './errors.js';
+import { FORMATS, INCREMENTAL_FORMATS } from './formats.js';
+import type { Block, DocumentMetadata, Extension, Page, ParsedDocument } from './model.js';
+import { renderFullText } from './render/renderFullText.js';
+import { buildLlmReady } from './summarize/llmReady.js';
+import type { Summarizer } from './summarize/summarizer.js';
+
+/** Models and engines a job may call; created once per process (or worker thread). */
+export interface ParseServices {
+  ocr: OcrEngine;
+  describer: Describer;
+  summarizer: Summarizer;
+}
+
+export interface ChunkingRequest {
+  mode: ChunkingMode;
+  targetWords: number;
+  maxWords: number;
+}
+
+interface JobBase {
+  fileName: string;
+  bytes: Uint8Array;
+  options: ParseOptions;
+  cleaning: CleanOptions;
+  limits: ParseLimits;
+}
+
+/** What the `/parse*` endpoints ask of the pipeline. */
+export type ParseJob =
+  | (JobBase & { kind: 'parse'; includeTables: boolean; includeImages: boolean; summarize: boolean })
+  | (JobBase & { kind: 'sections'; chunking: ChunkingRequest; includeFullText: boolean })
+  | (JobBase & { kind: 'stream'; chunking: ChunkingRequest })
+  | (JobBase & { kind: 'incremental'; chunking: ChunkingRequest });
+
+export interface ParseResult {
+  document: ParsedDocument;
+  /** Headings, paragraphs and lists, cleaned: the document's prose. */
+  cleanedText: string;
+  fullText: string;
+  llmReady: string;
+}
+
+export interface SectionsResult {
+  document: ParsedDocument;
+  chunks: Chunk[];
+  stats: ChunkingStats;
+  fullText: string | null;
+}
+
+/** What a job yields, in order; the last item is `result` (parse, sections) or `done` (streams). */
+export type ParseJobEvent =
+  | { type: 'status'; status: 'parsing' | 'processing' }
+  | { type: 'metadata'; format: Extension; metadata: DocumentMetadata; totalPages: number }
+  | { type: 'progress'; page: number; totalPages: number; pageInfo: Page }
+  | { type: 'chunk'; chunk: Chunk }
+  | { type: 'stats'; stats: ChunkingStats }
+  | { type: 'done' }
+  | { type: 'result'; result: ParseResult | SectionsResult };
+
+function context(job: JobBase, services: ParseServices, signal: AbortSignal): ParseContext {
+  return {
+    fileName: job.fileName,
+    options: job.options,
+    limits: job.limits,
+    signal,
+    ocr: services.ocr,
+    describer: services.describer,
+  };
+}
+
+/** Chunk ids derive from the content, so the same bytes always give the same ids. */
+function documentId(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** Detects the format, parses, describes images, and cleans: the document every endpoint starts from. */
+export async function parseDocument(
+  job: JobBase,
+  services: ParseServices,
+  signal: AbortSignal,
+): Promise<ParsedDocument> {
+  const ctx = context(job, services, signal);
+  if (job.bytes.byteLength > job.limits.maxInputBytes) {
+    throw new ParseError(
+      'too_large',
+      `The file is ${job.bytes.byteLength} bytes; the limit is ${job.limits.maxInputBytes}`,
+    );
+  }
+  const format = await detectFormat(job.bytes, job.fileName);
+  const parse = await FORMATS[format].load();
+  const parsed = await parse(job.bytes, ctx);
+  const described = await describeImages(parsed, ctx);
+  return cleanDocument(described, job.cleaning);
+}
+
+function prose(document: ParsedDocument): string {
+  return renderFullText(
+    {
+      ...document,
+      blocks: document.blocks.filter((block) => block.type !== 'table' && block.type !== 'image'),
+    },
+    {
+      includeTables: false,
+      includeImages: false,
+    },
+  );
+}
+
+/**
+ * Runs one job to the end, yielding its events. The same generator runs inline (tests) and inside
+ * the parse worker threads (the product), so both behave alike.
+ */
+export async function* runParseJob(
+  job: ParseJob,
+  services: ParseServices,
+  signal: AbortSignal,
+): AsyncGenerator<ParseJobEvent> {
+  switch (job.kind) {
+    case 'parse': {
+      const document = await parseDocument(job, services, signal);
+      const fullText = renderFullText(document, {
+        includeTables: job.includeTables,
+        includeImages: job.includeImages,
+      });
+      const cleanedText = prose(document);
+      const llmReady = await buildLlmReady(document, {
+        summarize: job.summarize,
+        summarizer: services.summarizer,
+        signal,
+        inputBytes: job.bytes.byteLength,
+        contentChars: cleanedText.length,
+      });
+      yield { type: 'result', result: { document, cleanedText, fullText, llmReady } };
+      return;
+    }
+    case 'sections': {
+      const document = await parseDocument(job, services, signal);
+      const { chunks, stats } = chunkDocument(document, {
+        ...job.chunking,
+        documentId: documentId(job.bytes),
+      });
+      const fullText = job.includeFullText
+        ? renderFullText(document, { includeTables: true, includeImages: true })
+        : null;
+      yield { type: 'result', result: { document, chunks, stats, fullText } };
+      return;
+    }
+    case 'stream': {
+      yield { type: 'status', status: 'parsing' };
+      const document = await parseDocument(job, services, signal);
+      yield { type: 'status', status: 'processing' };
+      yield {
+        type: 'metadata',
+        format: document.format,
+        metadata: document.metadata,
+        totalPages: document.metadata.numPages,
+      };
+      const { chunks, stats } = chunkDocument(document, {
+        ...job.chunking,
+        documentId: documentId(job.bytes),
+      });
+      for (const chunk of chunks) yield { type: 'chunk', chunk };
+      yield { type: 'stats', stats };
+      yield { type: 'done' };
+      return;
+    }
+    case 'incremental':
+      yield* runIncremental(job, services, signal);
+  }
+}
+
+async function* runIncremental(
+  job: Extract<ParseJob, { kind: 'incremental' }>,
+  services: ParseServices,
+  signal: AbortSignal,
+): AsyncGenerator<ParseJobEvent> {
+  const ctx = context(job, services, signal);
+  const format = await detectFormat(job.bytes, job.fileName);
+  if (!INCREMENTAL_FORMATS.includes(format)) {
+    throw new ParseError(
+      'unsupported_format',
+      `Incremental parsing takes ${INCREMENTAL_FORMATS.join(' ')}; got ${format}`,
+    );
+  }
+  const chunker = createIncrementalChunker({ ...job.chunking, documentId: documentId(job.bytes) });
+  const pages = format === '.pdf' ? pdfPages(job.bytes, ctx) : wholeDocumentPages(job, ctx, format);
+  let emittedMetadata = false;
+  for await (const item of pages) {
+    if (item.type === 'metadata') {
+      emittedMetadata = true;
+      yield { type: 'metadata', format, metadata: item.metadata, totalPages: item.totalPages };
+      continue;
+    }
+    const blocks = await describeBlocks(item.blocks, item.page.number, ctx);
+    yield { type: 'progress', page: item.page.number, totalPages: item.totalPages, pageInfo: item.page };
+    for (const chunk of chunker.push(cleanBlocks(blocks, job.cleaning))) yield { type: 'chunk', chunk };
+  }
+  if (!emittedMetadata) throw new ParseError('empty_document', 'The document has no pages');
+  const { chunks, stats } = chunker.finish();
+  for (const chunk of chunks) yield { type: 'chunk', chunk };
+  yield { type: 'stats', stats };
+  yield { type: 'done' };
+}
+
+type PageItem =
+  | { type: 'metadata'; metadata: DocumentMetadata; totalPages: number }
+  | { type: 'page'; page: Page; blocks: Block[]; totalPages: number };
+
+async function* pdfPages(bytes: Uint8Array, ctx: ParseContext): AsyncGenerator<PageItem> {
+  const { parsePdfIncremental } = await import('./pdf/index.js');
+  yield* parsePdfIncremental(bytes, ctx);
+}
+
+/** Formats without a page-by-page parser are parsed whole (they are fast), then sent page by page. */
+async function* wholeDocumentPages(
+  job: JobBase,
+  ctx: ParseContext,
+  format: Extension,
+): AsyncGenerator<PageItem> {
+  const parse = await FORMATS[format].load();
+  const document = await parse(job.bytes, ctx);
+  const language = detectDocumentLanguage(document);
+  yield { type: 'metadata', metadata: { ...document.metadata, language }, totalPages: document.pages.length };
+  for (const page of document.pages) {
+    yield {
+      type: 'page',
+      page,
+      blocks: document.blocks.filter((block) => block.page === page.number),
+      totalPages: document.pages.length,
+    };
+  }
+}
+
+async function describeBlocks(blocks: Block[], pageNumber: number, ctx: ParseContext): Promise<Block[]> {
+  if (!blocks.some((block) => block.type === 'image')) return blocks;
+  const page: Page = { number: pageNumber, hasTextLayer: true, ocr: 'not_needed', note: null };
+  const metadata: DocumentMetadata = { title: '', author: null, numPages: 1, language: null, extra: {} };
+  const described = await describeImages(
+    { format: '.pdf', sourceFile: ctx.fileName, metadata, pages: [page], blocks, warnings: [] },
+    ctx,
+  );
+  return described.blocks;
+}
