@@ -8,9 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteEventStore } from '../src/eventStore/sqliteEventStore.js';
 import { silentLogger } from '../src/log.js';
-import { createProjectionEngine } from '../src/projections/engine.js';
-import { createReadModels } from '../src/projections/readModels.js';
-import { createProjectionRegistry } from '../src/projections/registry.js';
+import { createProjectionStack } from '../src/projections/stack.js';
 import { tasksProjection } from '../src/projections/tasksProjection.js';
 import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { machine, median, report } from './support.js';
@@ -19,13 +17,10 @@ const TASKS = 50_000;
 const dir = mkdtempSync(join(tmpdir(), 'bench-proj-'));
 const eventStore = createSqliteEventStore({ path: join(dir, 'events.db') });
 const readStore = createSqliteReadStore({ path: join(dir, 'read.db') });
-const registry = createProjectionRegistry(readStore, [tasksProjection]);
-const readModels = createReadModels(readStore, registry);
-const engine = createProjectionEngine({
+const { registry, readModels, engine } = createProjectionStack({
   eventStore,
   readStore,
-  registry,
-  readModels,
+  projections: [tasksProjection],
   owner: 'bench',
   log: silentLogger,
 });

@@ -14,10 +14,11 @@ import { createSqliteEventStore } from './eventStore/sqliteEventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { checkAll, notBuilt } from './health.js';
 import type { Logger } from './log.js';
-import { createProjectionEngine, type ProjectionEngine } from './projections/engine.js';
+import type { ProjectionEngine } from './projections/engine.js';
 import type { Projection } from './projections/projection.js';
-import { createReadModels, type ReadModels } from './projections/readModels.js';
-import { createProjectionRegistry, type ProjectionRegistry } from './projections/registry.js';
+import type { ReadModels } from './projections/readModels.js';
+import type { ProjectionRegistry } from './projections/registry.js';
+import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
@@ -111,13 +112,14 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
   const bus = openBus(config);
   const readStore = openReadStore(config);
   const projectionList: Projection[] = [...readModelProjections(), taskDispatchProjection(bus)];
-  const registry = createProjectionRegistry(readStore, projectionList);
-  const readModels = createReadModels(readStore, registry);
-  const projections = createProjectionEngine({
-    eventStore,
-    readStore,
+  const {
     registry,
     readModels,
+    engine: projections,
+  } = createProjectionStack({
+    eventStore,
+    readStore,
+    projections: projectionList,
     owner,
     log: log.child({ component: 'projections' }),
   });
@@ -243,10 +245,17 @@ export function openTools(config: Config, log: Logger): Tools {
   // Another process may be appending: poll for its events.
   const eventStore = openEventStore(config, 200);
   const readStore = openReadStore(config);
-  const registry = createProjectionRegistry(readStore, readModelProjections());
-  const readModels = createReadModels(readStore, registry);
-  const owner = `cli:${hostname()}:${process.pid}`;
-  const projections = createProjectionEngine({ eventStore, readStore, registry, readModels, owner, log });
+  const {
+    registry,
+    readModels,
+    engine: projections,
+  } = createProjectionStack({
+    eventStore,
+    readStore,
+    projections: readModelProjections(),
+    owner: `cli:${hostname()}:${process.pid}`,
+    log,
+  });
   return {
     eventStore,
     readStore,

@@ -26,3 +26,10 @@ export async function checkpoint(signal: AbortSignal): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   throwIfAborted(signal);
 }
+
+/** True when `error` means the whole job must stop (an abort or a timeout), not that one step failed. */
+export function isStop(error: unknown, signal: AbortSignal): boolean {
+  return (
+    signal.aborted || (error instanceof ParseError && (error.code === 'aborted' || error.code === 'timeout'))
+  );
+}

@@ -6,10 +6,11 @@ import { expect } from 'chai';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { silentLogger } from '../../src/log.js';
-import { createProjectionEngine, type ProjectionEngine } from '../../src/projections/engine.js';
+import type { ProjectionEngine } from '../../src/projections/engine.js';
 import type { Projection } from '../../src/projections/projection.js';
-import { createReadModels, type ReadModels } from '../../src/projections/readModels.js';
-import { createProjectionRegistry, REGISTRY_COLLECTION } from '../../src/projections/registry.js';
+import type { ReadModels } from '../../src/projections/readModels.js';
+import { REGISTRY_COLLECTION } from '../../src/projections/registry.js';
+import { createProjectionStack } from '../../src/projections/stack.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { counterProjection } from './fixtures/counterProjection.js';
@@ -32,13 +33,10 @@ function openCore(
 ): Core {
   const eventStore = shared?.eventStore ?? createSqliteEventStore({ path: join(dir, 'events.db') });
   const readStore = shared?.readStore ?? createSqliteReadStore({ path: join(dir, 'read.db') });
-  const registry = createProjectionRegistry(readStore, projections);
-  const readModels = createReadModels(readStore, registry);
-  const engine = createProjectionEngine({
+  const { readModels, engine } = createProjectionStack({
     eventStore,
     readStore,
-    registry,
-    readModels,
+    projections,
     owner,
     log: silentLogger,
     batchSize: 100,

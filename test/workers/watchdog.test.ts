@@ -3,9 +3,7 @@ import { expect } from 'chai';
 import { createLocalBus } from '../../src/bus/localBus.js';
 import { createTaskCommands } from '../../src/commands/taskCommands.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
-import { createProjectionEngine } from '../../src/projections/engine.js';
-import { createReadModels } from '../../src/projections/readModels.js';
-import { createProjectionRegistry } from '../../src/projections/registry.js';
+import { createProjectionStack } from '../../src/projections/stack.js';
 import { TASKS, tasksProjection, type TaskView } from '../../src/projections/tasksProjection.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry } from '../../src/workers/jobs.js';
@@ -94,13 +92,10 @@ describe('task watchdog', () => {
     const eventStore = createMemoryEventStore();
     const readStore = createSqliteReadStore({ path: ':memory:' });
     const bus = createLocalBus();
-    const registry = createProjectionRegistry(readStore, [tasksProjection]);
-    const readModels = createReadModels(readStore, registry);
-    const engine = createProjectionEngine({
+    const { readModels, engine } = createProjectionStack({
       eventStore,
       readStore,
-      registry,
-      readModels,
+      projections: [tasksProjection],
       owner: 'test',
       log: silentLogger,
     });

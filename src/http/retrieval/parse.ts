@@ -6,7 +6,7 @@ import type {
   ParseResult,
   SectionsResult,
 } from '../../parsing/job.js';
-import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../../parsing/context.js';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits, type ParseOptions } from '../../parsing/context.js';
 import { FORMATS, INCREMENTAL_FORMATS } from '../../parsing/formats.js';
 import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
 import type { ParsePool } from '../../parsing/worker/parsePool.js';
@@ -106,6 +106,20 @@ export function parseRoutes(deps: ParseRouteDeps) {
   async function upload(files: UploadedFile[]): Promise<{ fileName: string; bytes: Uint8Array }> {
     const file = files.find((candidate) => candidate.field === 'file')!;
     return { fileName: file.fileName, bytes: await readFile(file.path) };
+  }
+
+  /** What every job shares: the upload, parse options, cleaning flags and limits. */
+  async function jobInput(
+    files: UploadedFile[],
+    options: ParseOptions,
+    fields: { remove_urls: boolean; normalize_arabic: boolean },
+  ): Promise<Pick<ParseJob, 'fileName' | 'bytes' | 'options' | 'cleaning' | 'limits'>> {
+    return {
+      ...(await upload(files)),
+      options,
+      cleaning: { removeUrls: fields.remove_urls, normalizeArabic: fields.normalize_arabic },
+      limits,
+    };
   }
 
   async function runToResult<T extends ParseResult | SectionsResult>(
@@ -267,14 +281,15 @@ export function parseRoutes(deps: ParseRouteDeps) {
       async handle({ body, files, signal }) {
         const job: ParseJob = {
           kind: 'parse',
-          ...(await upload(files)),
-          options: {
-            enableOcr: body.enable_ocr,
-            enableImageDescription: body.enable_image_description,
-            tableMode: body.table_mode,
-          },
-          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
-          limits,
+          ...(await jobInput(
+            files,
+            {
+              enableOcr: body.enable_ocr,
+              enableImageDescription: body.enable_image_description,
+              tableMode: body.table_mode,
+            },
+            body,
+          )),
           includeTables: body.include_tables,
           includeImages: body.include_images,
           summarize: body.summarize_llm_ready,
@@ -334,14 +349,15 @@ export function parseRoutes(deps: ParseRouteDeps) {
         const chunking = chunkSizesFrom(body, body.chunking_mode);
         const job: ParseJob = {
           kind: 'sections',
-          ...(await upload(files)),
-          options: {
-            enableOcr: body.enable_ocr,
-            enableImageDescription: body.enable_picture_description,
-            tableMode: body.table_mode,
-          },
-          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
-          limits,
+          ...(await jobInput(
+            files,
+            {
+              enableOcr: body.enable_ocr,
+              enableImageDescription: body.enable_picture_description,
+              tableMode: body.table_mode,
+            },
+            body,
+          )),
           chunking,
           includeFullText: body.include_full_text,
         };
@@ -382,14 +398,15 @@ export function parseRoutes(deps: ParseRouteDeps) {
         const { body, files } = request;
         const job: ParseJob = {
           kind: 'stream',
-          ...(await upload(files)),
-          options: {
-            enableOcr: body.enable_ocr,
-            enableImageDescription: body.enable_picture_description,
-            tableMode: body.table_mode,
-          },
-          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
-          limits,
+          ...(await jobInput(
+            files,
+            {
+              enableOcr: body.enable_ocr,
+              enableImageDescription: body.enable_picture_description,
+              tableMode: body.table_mode,
+            },
+            body,
+          )),
           chunking: { mode: 'auto', targetWords: 500, maxWords: 1500 },
         };
         await stream(request, job, 'section');
@@ -428,12 +445,13 @@ export function parseRoutes(deps: ParseRouteDeps) {
         }
         const job: ParseJob = {
           kind: 'incremental',
-          ...(await upload(files)),
           // The spec's incremental path is heuristic for tables and images: images get their factual
           // line (format, size, alt text) instead of OCR and description, which would delay chunks.
-          options: { enableOcr: false, enableImageDescription: false, tableMode: 'fast' },
-          cleaning: { removeUrls: body.remove_urls, normalizeArabic: body.normalize_arabic },
-          limits,
+          ...(await jobInput(
+            files,
+            { enableOcr: false, enableImageDescription: false, tableMode: 'fast' },
+            body,
+          )),
           chunking,
         };
         await stream(request, job, 'chunk');

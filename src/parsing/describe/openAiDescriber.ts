@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { createOpenAiClient } from '../../models/openAiClient.js';
 import type { Describer, ImageDescription, ImageToDescribe } from '../context.js';
 import type { ImageKind } from '../model.js';
 import { openImage, sniffImageFormat } from '../image/imageInput.js';
@@ -46,12 +47,7 @@ const SENDABLE: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg' 
  * `fallback`, so a model outage never fails a document. Only the caller's abort is passed on.
  */
 export function createOpenAiDescriber(options: OpenAiDescriberOptions): Describer {
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    apiKey: options.apiKey,
-    timeout: options.timeoutMs,
-    maxRetries: 0,
-  });
+  const client = createOpenAiClient(options);
   return {
     async describe(image, signal) {
       throwIfAborted(signal);

@@ -1,8 +1,8 @@
 import { extname } from 'node:path';
 import type { OcrLanguage, ParseContext } from '../context.js';
-import { isParseError, ParseError } from '../errors.js';
+import { ParseError } from '../errors.js';
 import type { Block, Extension, Image, Page, ParsedDocument } from '../model.js';
-import { throwIfAborted } from '../abort.js';
+import { isStop, throwIfAborted } from '../abort.js';
 import {
   imageFailure,
   openImage,
@@ -176,12 +176,7 @@ async function readPage(
       warning: null,
     };
   } catch (error) {
-    if (
-      ctx.signal.aborted ||
-      (isParseError(error) && (error.code === 'aborted' || error.code === 'timeout'))
-    ) {
-      throw error;
-    }
+    if (isStop(error, ctx.signal)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     return {
       page: { number, hasTextLayer: false, ocr: 'failed', note: `OCR of page ${number} failed: ${reason}` },

@@ -1,6 +1,7 @@
 import type { Block, Page } from '../model.js';
 import type { ParseContext } from '../context.js';
-import { isParseError } from '../errors.js';
+import { isStop } from '../abort.js';
+import { ocrParagraphs } from '../image/ocrParagraphs.js';
 import { boxArea, type Box } from './geometry.js';
 import { encodePng, type RawImage } from './pageImages.js';
 
@@ -66,12 +67,7 @@ export async function readScannedPage(
       texts.push(result.text);
     }
   } catch (error) {
-    if (
-      ctx.signal.aborted ||
-      (isParseError(error) && (error.code === 'aborted' || error.code === 'timeout'))
-    ) {
-      throw error;
-    }
+    if (isStop(error, ctx.signal)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     return {
       page: { number, hasTextLayer: false, ocr: 'failed', note: `OCR of page ${number} failed: ${reason}` },
@@ -90,19 +86,4 @@ export async function readScannedPage(
     blocks,
     warning: null,
   };
-}
-
-/** OCR output separates paragraphs with blank lines; lines inside one stay joined with "\n". */
-export function ocrParagraphs(text: string, page: number): Block[] {
-  return text
-    .split(/\n\s*\n/)
-    .map((paragraph) =>
-      paragraph
-        .split('\n')
-        .map((line) => line.replace(/\s+/g, ' ').trim())
-        .filter((line) => line !== '')
-        .join('\n'),
-    )
-    .filter((paragraph) => paragraph !== '')
-    .map((paragraph) => ({ type: 'paragraph', text: paragraph, page }));
 }

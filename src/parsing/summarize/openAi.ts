@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionTimeoutError, APIUserAbortError } from 'openai';
+import { APIConnectionTimeoutError, APIUserAbortError } from 'openai';
+import { createOpenAiClient } from '../../models/openAiClient.js';
 import { splitByWords } from '../clean/words.js';
 import { SummarizerError, type Summarizer } from './summarizer.js';
 
@@ -21,12 +22,7 @@ const TOKENS_PER_WORD = 2.5;
  * to `maxWords` words should the model overrun.
  */
 export function createOpenAiSummarizer(options: OpenAiSummarizerOptions): Summarizer {
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    apiKey: options.apiKey,
-    timeout: options.timeoutMs,
-    maxRetries: 0,
-  });
+  const client = createOpenAiClient(options);
   return {
     async summarize(text, { maxWords, signal, language }) {
       if (signal.aborted) throw new SummarizerError('aborted', 'summary aborted');
