@@ -14,6 +14,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Folders locked by this process: a lock file with our own pid may be a previous run's (PID 1 in containers). */
+const heldHere = new Set<string>();
+
 /**
  * One embedded Archivist per data folder: two would both think they own the projections and the
  * queues. A lock file holds the owner's pid; a lock left by a process that died is taken over.
@@ -21,12 +24,17 @@ function isAlive(pid: number): boolean {
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'archivist.lock');
+  if (heldHere.has(path)) throw new DataDirLockedError(`this process is already using ${dataDir}`);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      return () => rmSync(path, { force: true });
+      heldHere.add(path);
+      return () => {
+        heldHere.delete(path);
+        rmSync(path, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(path, 'utf8').trim());

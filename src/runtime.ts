@@ -23,6 +23,7 @@ import { tasksProjection } from './projections/tasksProjection.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
 import { createSqliteReadStore } from './readStore/sqliteReadStore.js';
+import { normalizeForIndex } from './parsing/clean/normalize.js';
 import { VERSION } from './version.js';
 import type { JobRegistry, JobType } from './workers/jobs.js';
 import { createJobRegistry } from './workers/jobs.js';
@@ -92,6 +93,8 @@ export function openReadStore(config: Config): ReadStore {
     throw new ConfigError('READ_STORE=mongodb: the MongoDB adapter is not part of this build yet');
   return createSqliteReadStore({
     path: config.eventStore === 'memory' ? ':memory:' : join(config.dataDir, 'read.db'),
+    // What is indexed and searched is normalised as the parsing stage defines it (Arabic letter variants, diacritics).
+    normalizeText: normalizeForIndex,
   });
 }
 

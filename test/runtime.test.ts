@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { createRuntime } from '../src/runtime.js';
+
+describe('runtime wiring', () => {
+  it("indexes and searches text through the parsing stage's normaliser (Arabic variants, diacritics)", async () => {
+    const runtime = createRuntime(loadConfig({ EVENT_STORE: 'memory' }), { log: silentLogger });
+    await runtime.readStore.ensureCollection({ name: 'probe', textFields: ['text'] });
+    await runtime.readStore.write([
+      { op: 'upsert', collection: 'probe', doc: { id: 'a', text: 'إدارة المكتبة العامّة' } },
+    ]);
+    const hits = await runtime.readStore.search('probe', 'ادارة المكتبه العامة');
+    expect(hits.map((hit) => hit.doc.id)).to.deep.equal(['a']);
+    await runtime.stop();
+  });
+
+  it('refuses a second embedded runtime on the same data folder', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'archivist-lock-'));
+    const first = createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
+    expect(() => createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger })).to.throw(
+      /another Archivist process|is using/,
+    );
+    await first.stop();
+    const again = createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
+    await again.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
