@@ -12,7 +12,7 @@
  */
 export interface Bus {
   /** Stores a job durably on `queue`; resolves once it is stored. */
-  enqueue(queue: string, job: Job, options?: EnqueueOptions): Promise<void>;
+  enqueue(queue: string, job: Job): Promise<void>;
   /** Delivers the queue's jobs to `handler` until the consumer is stopped. */
   consume(queue: string, handler: JobHandler, options?: ConsumeOptions): Consumer;
   /** Jobs given up on, newest first. */
@@ -29,11 +29,6 @@ export interface Job {
   /** Deduplication key: the same id enqueued again within the dedupe window is ignored. */
   id: string;
   payload: Record<string, unknown>;
-}
-
-export interface EnqueueOptions {
-  /** Earliest delivery, this many ms from now. */
-  delayMs?: number;
 }
 
 export interface ConsumeOptions {

@@ -284,11 +284,11 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   }
 
   return {
-    async enqueue(queue, job, enqueueOptions = {}) {
+    async enqueue(queue, job) {
       assertOpen();
       const now = Date.now();
       if (statements.exists.get(queue, job.id, queue, job.id, now)) return;
-      statements.insert.run(queue, job.id, JSON.stringify(job.payload), now + (enqueueOptions.delayMs ?? 0));
+      statements.insert.run(queue, job.id, JSON.stringify(job.payload), now);
       if (Math.random() < 0.01) statements.forgetExpired.run(now);
       for (const wake of queueWakers.get(queue) ?? []) wake();
     },
