@@ -224,3 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 1_024, 128, 65_536),
   };
 }
+
+/** Every port on its embedded adapter: one process owns the data folder and runs every role. */
+export function isEmbedded(config: Pick<Config, 'eventStore' | 'bus' | 'readStore'>): boolean {
+  return config.eventStore !== 'esdb' && config.bus === 'memory' && config.readStore === 'embedded';
+}

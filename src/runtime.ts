@@ -6,7 +6,7 @@ import { createLocalBus } from './bus/localBus.js';
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
 import type { Config } from './config.js';
-import { ConfigError } from './config.js';
+import { ConfigError, isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { createMemoryEventStore } from './eventStore/memoryEventStore.js';
@@ -105,7 +105,7 @@ export function openReadStore(config: Config): ReadStore {
 export function createRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const clock = options.clock ?? (() => new Date());
-  const embedded = config.eventStore !== 'esdb' && config.bus === 'memory' && config.readStore === 'embedded';
+  const embedded = isEmbedded(config);
   // Embedded: one process per data folder, so its leases survive its own restarts (a crash does
   // not leave projections waiting for a dead lease). Otherwise every process is a distinct owner.
   const unlock = embedded && config.eventStore === 'file' ? lockDataDir(config.dataDir) : null;

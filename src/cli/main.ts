@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, isEmbedded, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../dataDirLock.js';
 import { createLogger } from '../log.js';
-import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
+import { rolesFor, runProcess } from '../process.js';
+import { ALL_ROLES, openTools, type Role, type Tools } from '../runtime.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
 Usage: archivist [command] [options]
 
 Commands:
-  serve                 Run Archivist (default). Embedded: HTTP, workers and projections in one process.
+  serve                 Run Archivist (default): the HTTP APIs. With everything embedded (the default
+                        configuration) it also runs the workers and projections, in one process.
+  worker                Run background jobs from the shared bus (BUS=nats). Any number of them.
+  project               Maintain the read models in the shared read store. Any number (one applies each
+                        projection at a time; the others stand by).
+      --roles <list>    Run these roles instead: api, worker, projector (comma-separated).
   events [stream]       Print events as JSON lines: one stream, or all events (the audit tool).
       --from <n>        Start after global position n (all events) or at version n (one stream).
       --limit <n>       Print at most n events.
@@ -30,6 +36,7 @@ function parseCommandLine() {
         from: { type: 'string' },
         limit: { type: 'string' },
         follow: { type: 'boolean', default: false },
+        roles: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -50,7 +57,9 @@ async function main(): Promise<number> {
 
   switch (command) {
     case 'serve':
-      return serve(config, log, ALL_ROLES);
+    case 'worker':
+    case 'project':
+      return run(config, log, command, values.roles);
     case 'events':
       return printEvents(config, rest[0], values);
     case 'rebuild':
@@ -63,27 +72,14 @@ async function main(): Promise<number> {
   }
 }
 
-async function serve(
+async function run(
   config: ReturnType<typeof loadConfig>,
   log: ReturnType<typeof createLogger>,
-  roles: readonly Role[],
+  command: 'serve' | 'worker' | 'project',
+  rolesOption: string | undefined,
 ): Promise<number> {
-  const runtime = createRuntime(config, { log });
-  await runtime.start(roles);
-  let running: { url: string; close(): Promise<void> } | null = null;
-  if (roles.includes('api')) {
-    // Loaded here, not at the top: the tools never need the HTTP stack.
-    const [{ createApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../server.js')]);
-    running = await listen(createApp(runtime), runtime);
-    // Load the parsers in the workers now, not on the first upload.
-    runtime.parser
-      .warm()
-      .catch((error: unknown) => log.warn({ err: error }, 'could not warm the parse workers'));
-  }
-  log.info(
-    { url: running?.url, roles, dataDir: config.dataDir, embedded: runtime.embedded },
-    'Archivist is running',
-  );
+  const roles = rolesOption ? parseRoles(rolesOption) : rolesFor(command, isEmbedded(config));
+  const running = await runProcess(config, log, roles);
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'shutting down');
@@ -92,9 +88,17 @@ async function serve(
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await running?.close();
-  await runtime.stop();
+  await running.stop();
   return 0;
+}
+
+function parseRoles(value: string): Role[] {
+  const roles = value.split(',').map((role) => role.trim());
+  const unknown = roles.filter((role) => !(ALL_ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0 || roles.length === 0) {
+    throw new UsageError(`--roles takes a comma-separated list of ${ALL_ROLES.join(', ')}; got ${value}`);
+  }
+  return roles as Role[];
 }
 
 /** The tools work beside a running server: they take no lock and touch no queue. */

@@ -33,6 +33,11 @@ export interface SqliteEventStoreOptions {
    * Null when this process is the only writer (then appends wake subscribers directly).
    */
   pollIntervalMs?: number | null;
+  /**
+   * Wake-ups for appends made by other processes (e.g. a bus notification): subscriptions look for
+   * new events at once instead of at the next poll. Returns an unsubscribe function.
+   */
+  externalAppends?: (wake: () => void) => () => void;
 }
 
 interface PendingAppend {
@@ -94,6 +99,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
   const maxBatch = options.maxBatch ?? 512;
   const appended = createAppendSignal(options.pollIntervalMs ?? null);
+  const stopExternal = options.externalAppends?.(() => appended.notify());
   const subscriptions = createSubscriptionRegistry();
 
   const selectStream = db.prepare<[string], { version: number; deleted: number; metadata: string }>(
@@ -366,6 +372,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       if (closed) return;
       while (pending.length > 0) flush();
       closed = true;
+      stopExternal?.();
       subscriptions.closeAll();
       db.close();
     },

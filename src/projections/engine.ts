@@ -280,7 +280,8 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       } catch (error) {
         if (signal.aborted) break;
         failures += 1;
-        const delay = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+        // Capped low: most failures are a store that is briefly down, and reads wait on recovery.
+        const delay = Math.min(5_000, 250 * 2 ** Math.min(failures, 5));
         setStatus(projection, { state: 'failed', error: (error as Error).message });
         log.error(
           { err: error, projection: projection.name, retryInMs: delay },

@@ -127,9 +127,22 @@ describe('archivist CLI', function () {
     expect(run(['events', '--from', 'x'], { DATA_DIR: dataDir }).status).to.equal(2);
   });
 
+  it('refuses to run a single role when everything is embedded, and bad --roles', () => {
+    const worker = run(['worker'], { DATA_DIR: dataDir });
+    expect(worker.status).to.equal(2);
+    expect(worker.stderr).to.include("'archivist worker' runs one role against shared engines");
+    const badRoles = run(['serve', '--roles', 'api,chef'], { DATA_DIR: dataDir });
+    expect(badRoles.status).to.equal(2);
+    expect(badRoles.stderr).to.include('--roles takes a comma-separated list of api, worker, projector');
+  });
+
   it('prints usage with --help', () => {
     const { status, stdout } = run(['--help'], {});
     expect(status).to.equal(0);
-    expect(stdout).to.include('rebuild [projection]').and.include('events [stream]');
+    expect(stdout)
+      .to.include('rebuild [projection]')
+      .and.include('events [stream]')
+      .and.include('worker')
+      .and.include('project');
   });
 });
