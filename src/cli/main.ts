@@ -4,7 +4,8 @@ import { ConfigError, isEmbedded, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../dataDirLock.js';
 import { createLogger } from '../log.js';
 import { rolesFor, runProcess } from '../process.js';
-import { ALL_ROLES, openTools, type Role, type Tools } from '../runtime.js';
+import { checkAll } from '../health.js';
+import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -23,6 +24,8 @@ Commands:
       --follow          Keep printing new events as they are appended.
   rebuild [projection]  Rebuild a projection (all when none is named) beside the active one and switch to it.
   stats                 Print event log, projection and task statistics as JSON.
+  check                 Check that the configured event store, read store and bus answer (exit 0 or 1):
+                        a container health check for worker and projector processes.
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -66,6 +69,8 @@ async function main(): Promise<number> {
       return rebuild(config, rest[0]);
     case 'stats':
       return stats(config);
+    case 'check':
+      return check(config);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
       return 2;
@@ -202,6 +207,36 @@ async function stats(config: ReturnType<typeof loadConfig>): Promise<number> {
     process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     return 0;
   });
+}
+
+/** Readiness of the stores without serving anything (no lock: safe beside a running server). */
+async function check(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const log = createLogger({ level: 'silent' });
+  const components = isEmbedded(config)
+    ? await withTools(config, async ({ eventStore, readStore }) =>
+        checkAll([
+          {
+            name: 'event_store',
+            check: async () => ({
+              healthy: true,
+              reason: `head position ${await eventStore.headPosition()}`,
+            }),
+          },
+          { name: 'read_store', check: () => readStore.health() },
+        ]),
+      )
+    : await (async () => {
+        const runtime = createRuntime(config, { log });
+        try {
+          return (await runtime.health()).filter((c) =>
+            ['event_store', 'read_store', 'bus'].includes(c.name),
+          );
+        } finally {
+          await runtime.stop();
+        }
+      })();
+  process.stdout.write(`${JSON.stringify(components)}\n`);
+  return components.every((component) => component.healthy) ? 0 : 1;
 }
 
 main().then(

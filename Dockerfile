@@ -1,0 +1,18 @@
+# Archivist image: the same build `npm ci` makes, run as `archivist serve|worker|project`.
+FROM node:20-bookworm AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# `npm ci` installs and compiles (prepare); better-sqlite3 builds from source if no prebuilt binary.
+RUN npm ci && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+VOLUME ["/data"]
+EXPOSE 8000
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
+CMD ["serve"]
