@@ -16,8 +16,8 @@ export interface RunningProcess {
 export interface ProcessOptions {
   /** Job types this process can run (the product's, and tests' own). */
   jobs?: readonly JobType[];
-  /** Extra routes (tests). */
-  app?: AppOptions;
+  /** Extra routes, built with the runtime (tests register their own). */
+  app?: (runtime: Runtime) => AppOptions;
 }
 
 /**
@@ -49,7 +49,7 @@ export async function runProcess(
   if (roles.includes('api')) {
     // Loaded here, not at the top: workers, projectors and the CLI's tools never need the HTTP stack.
     const [{ createApp }, { listen }] = await Promise.all([import('./http/app.js'), import('./server.js')]);
-    server = await listen(createApp(runtime, options.app), runtime);
+    server = await listen(createApp(runtime, options.app?.(runtime)), runtime);
     // Load the parsers in the workers now, not on the first upload.
     runtime.parser
       .warm()
