@@ -448,6 +448,8 @@ describe('parse isolation', function () {
   this.timeout(60_000);
   it('fails a document that takes longer than allowed, alone, while other requests are served', async () => {
     const app = await startTestApp({ env: { PARSE_TIMEOUT_MS: '1000', PARSE_WORKERS: '2' } });
+    // As the server does at start-up: the budget is for parsing, not for loading the parsers.
+    await app.runtime.parser.warm();
     const slow = app.http
       .post('/api/v1/parse')
       .field('enable_ocr', 'true')

@@ -18,72 +18,26 @@ import {
   chunkResource,
   metadataResource,
   parseResultResource,
-  parseResultSchema,
   sectionsResultResource,
-  sectionsResultSchema,
   statsResource,
-} from './parseShapes.js';
-import { errorResponses, errorSchema } from './schemas.js';
+} from './parseResources.js';
+import {
+  fileErrors,
+  fileField,
+  incrementalFields,
+  parseFields,
+  parseResultSchema,
+  sectionsFields,
+  sectionsResultSchema,
+  sseResponse,
+  streamFields,
+} from './parseSchemas.js';
+import { errorResponses } from './schemas.js';
 
 export interface ParseRouteDeps {
   parser: ParsePool;
   maxUploadBytes: number;
 }
-
-const flag = (defaultValue: boolean, description: string) =>
-  ({ type: 'boolean', default: defaultValue, description }) as const;
-const cleaningFields = {
-  remove_urls: flag(true, 'Remove URLs from the text'),
-  normalize_arabic: flag(
-    true,
-    'Normalise Arabic character variants in the text (tatweel, presentation forms)',
-  ),
-} as const;
-const tableMode = {
-  type: 'string',
-  enum: ['accurate', 'fast'],
-  default: 'fast',
-  description: '`accurate` also reads drawn table borders (PDF); `fast` uses text alignment only',
-} as const;
-const chunkSizes = {
-  target_chunk_words: {
-    type: 'integer',
-    minimum: 1,
-    maximum: 100_000,
-    default: 500,
-    description: 'Chunk size to aim for, in words',
-  },
-  max_chunk_words: {
-    type: 'integer',
-    minimum: 1,
-    maximum: 100_000,
-    default: 1500,
-    description: 'No chunk is longer (words); at least target_chunk_words',
-  },
-} as const;
-const fileField = { file: { required: true, multiple: false, description: 'The document' } } as const;
-const fileErrors = {
-  413: {
-    description: 'The file is larger than the upload limit, or than a parsing limit',
-    schema: errorSchema,
-  },
-  415: {
-    description: 'Unsupported format, or a file whose bytes are not of the type its name says',
-    schema: errorSchema,
-  },
-  422: {
-    description: 'Invalid fields, or a corrupt, encrypted, empty or too complex document',
-    schema: errorSchema,
-  },
-  503: { description: 'Too many documents are waiting to be parsed; retry later', schema: errorSchema },
-} as const;
-const sseResponse = {
-  200: {
-    description: 'Server-Sent Events: `data: <JSON>` lines, each with a `type`',
-    contentType: 'text/event-stream',
-    schema: { type: 'string' },
-  },
-} as const;
 
 function chunkSizesFrom(
   body: { target_chunk_words: number; max_chunk_words: number },
@@ -243,35 +197,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       body: {
         contentType: 'multipart/form-data',
         files: fileField,
-        schema: {
-          type: 'object',
-          properties: {
-            include_tables: flag(true, 'Tables in full_text'),
-            include_images: flag(true, 'Image descriptions in full_text'),
-            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
-            enable_image_description: flag(
-              true,
-              'Describe images (the vision model when configured, else the local describer)',
-            ),
-            table_mode: tableMode,
-            ...cleaningFields,
-            summarize_llm_ready: flag(
-              true,
-              'Summarise llm_ready (off automatically above 5 MB or 50,000 characters)',
-            ),
-          },
-          required: [
-            'include_tables',
-            'include_images',
-            'enable_ocr',
-            'enable_image_description',
-            'table_mode',
-            'remove_urls',
-            'normalize_arabic',
-            'summarize_llm_ready',
-          ],
-          additionalProperties: false,
-        },
+        schema: parseFields,
       },
       responses: {
         200: { description: 'The parse result', schema: parseResultSchema },
@@ -306,39 +232,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       body: {
         contentType: 'multipart/form-data',
         files: fileField,
-        schema: {
-          type: 'object',
-          properties: {
-            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
-            enable_picture_description: flag(
-              true,
-              'Describe images (the vision model when configured, else the local describer)',
-            ),
-            table_mode: tableMode,
-            ...cleaningFields,
-            chunking_mode: {
-              type: 'string',
-              enum: ['auto', 'semantic', 'page', 'paragraph', 'disabled'],
-              default: 'auto',
-              description:
-                'auto analyses the structure and picks one; semantic: by headings; page; paragraph; disabled: one chunk (split only above max_chunk_words)',
-            },
-            ...chunkSizes,
-            include_full_text: flag(false, 'Also return the full text'),
-          },
-          required: [
-            'enable_ocr',
-            'enable_picture_description',
-            'table_mode',
-            'remove_urls',
-            'normalize_arabic',
-            'chunking_mode',
-            'target_chunk_words',
-            'max_chunk_words',
-            'include_full_text',
-          ],
-          additionalProperties: false,
-        },
+        schema: sectionsFields,
       },
       responses: {
         200: { description: 'Chunks and statistics', schema: sectionsResultSchema },
@@ -375,23 +269,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       body: {
         contentType: 'multipart/form-data',
         files: fileField,
-        schema: {
-          type: 'object',
-          properties: {
-            enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
-            enable_picture_description: flag(true, 'Describe images'),
-            table_mode: tableMode,
-            ...cleaningFields,
-          },
-          required: [
-            'enable_ocr',
-            'enable_picture_description',
-            'table_mode',
-            'remove_urls',
-            'normalize_arabic',
-          ],
-          additionalProperties: false,
-        },
+        schema: streamFields,
       },
       responses: { ...sseResponse, ...errorResponses, ...fileErrors },
       async handle(request) {
@@ -423,12 +301,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       body: {
         contentType: 'multipart/form-data',
         files: fileField,
-        schema: {
-          type: 'object',
-          properties: { ...cleaningFields, ...chunkSizes },
-          required: ['remove_urls', 'normalize_arabic', 'target_chunk_words', 'max_chunk_words'],
-          additionalProperties: false,
-        },
+        schema: incrementalFields,
       },
       responses: { ...sseResponse, ...errorResponses, ...fileErrors },
       async handle(request) {

@@ -1,112 +1,61 @@
-import type { Chunk, ChunkingStats } from '../../parsing/chunk/model.js';
-import type { DocumentMetadata, Image, ParsedDocument, Table } from '../../parsing/model.js';
-import { tables as tablesOf, images as imagesOf } from '../../parsing/model.js';
-import { tableColumnCount, tableRowCount, tableToMarkdown, tableToText } from '../../parsing/tableText.js';
-import type { ParseResult, SectionsResult } from '../../parsing/job.js';
+import { errorSchema } from './schemas.js';
 
-/** The spec's field names, in snake_case. */
-export function metadataResource(metadata: DocumentMetadata): Record<string, unknown> {
-  return {
-    num_pages: metadata.numPages,
-    title: metadata.title,
-    author: metadata.author,
-    language: metadata.language,
-  };
-}
+/** JSON schemas of the /parse* endpoints: form fields, and the responses published in OpenAPI. */
 
-export function tableResource(table: Table): Record<string, unknown> {
-  return {
-    index: table.index,
-    page_number: table.pageNumber,
-    rows: tableRowCount(table),
-    cols: tableColumnCount(table),
-    content: tableToText(table),
-    markdown: tableToMarkdown(table),
-  };
-}
-
-export function imageResource(image: Image): Record<string, unknown> {
-  return { index: image.index, page_number: image.pageNumber, description: image.description };
-}
-
-export function chunkResource(chunk: Chunk): Record<string, unknown> {
-  return {
-    chunk_id: chunk.chunkId,
-    content: chunk.content,
-    section_path: chunk.sectionPath.join(' > '),
-    heading: chunk.heading,
-    heading_level: chunk.headingLevel,
-    page_start: chunk.pageStart,
-    page_end: chunk.pageEnd,
-    tables: chunk.tables.map(tableResource),
-    images: chunk.images.map(imageResource),
-    chunk_index: chunk.chunkIndex,
-    total_chunks: chunk.totalChunks,
-    word_count: chunk.wordCount,
-    parent_section_id: chunk.parentSectionId,
-    language: chunk.language,
-    is_continuation: chunk.isContinuation,
-  };
-}
-
-export function statsResource(stats: ChunkingStats): Record<string, unknown> {
-  return {
-    strategy_used: stats.strategyUsed,
-    total_chunks: stats.totalChunks,
-    sections_found: stats.sectionsFound,
-    pages_processed: stats.pagesProcessed,
-    total_words: stats.totalWords,
-    heading_distribution: Object.fromEntries(
-      Object.entries(stats.headingDistribution).map(([level, count]) => [String(level), count]),
-    ),
-    avg_chunk_words: stats.avgChunkWords,
-  };
-}
-
-/** Per-page facts beyond the spec: which pages had no text layer, and what OCR did about it. */
-function pagesResource(document: ParsedDocument): Array<Record<string, unknown>> {
-  return document.pages.map((page) => ({
-    page_number: page.number,
-    has_text_layer: page.hasTextLayer,
-    ocr: page.ocr,
-    note: page.note,
-  }));
-}
-
-export function parseResultResource(result: ParseResult): Record<string, unknown> {
-  const { document } = result;
-  const tables = tablesOf(document);
-  const images = imagesOf(document);
-  return {
-    success: true,
-    source_file: document.sourceFile,
-    format: document.format,
-    metadata: metadataResource(document.metadata),
-    content: { cleaned_text: result.cleanedText, char_count: result.cleanedText.length },
-    tables: tables.map(tableResource),
-    tables_count: tables.length,
-    images: images.map(imageResource),
-    images_count: images.length,
-    full_text: result.fullText,
-    llm_ready: result.llmReady,
-    pages: pagesResource(document),
-    warnings: document.warnings,
-  };
-}
-
-export function sectionsResultResource(result: SectionsResult): Record<string, unknown> {
-  return {
-    success: true,
-    source_file: result.document.sourceFile,
-    format: result.document.format,
-    metadata: metadataResource(result.document.metadata),
-    chunks: result.chunks.map(chunkResource),
-    chunking_stats: statsResource(result.stats),
-    full_text: result.fullText,
-    pages: pagesResource(result.document),
-    warnings: result.document.warnings,
-  };
-}
+export const flag = (defaultValue: boolean, description: string) =>
+  ({ type: 'boolean', default: defaultValue, description }) as const;
+export const cleaningFields = {
+  remove_urls: flag(true, 'Remove URLs from the text'),
+  normalize_arabic: flag(
+    true,
+    'Normalise Arabic character variants in the text (tatweel, presentation forms)',
+  ),
+} as const;
+export const tableMode = {
+  type: 'string',
+  enum: ['accurate', 'fast'],
+  default: 'fast',
+  description: '`accurate` also reads drawn table borders (PDF); `fast` uses text alignment only',
+} as const;
+export const chunkSizes = {
+  target_chunk_words: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description: 'Chunk size to aim for, in words',
+  },
+  max_chunk_words: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000,
+    default: 1500,
+    description: 'No chunk is longer (words); at least target_chunk_words',
+  },
+} as const;
+export const fileField = { file: { required: true, multiple: false, description: 'The document' } } as const;
+export const fileErrors = {
+  413: {
+    description: 'The file is larger than the upload limit, or than a parsing limit',
+    schema: errorSchema,
+  },
+  415: {
+    description: 'Unsupported format, or a file whose bytes are not of the type its name says',
+    schema: errorSchema,
+  },
+  422: {
+    description: 'Invalid fields, or a corrupt, encrypted, empty or too complex document',
+    schema: errorSchema,
+  },
+  503: { description: 'Too many documents are waiting to be parsed; retry later', schema: errorSchema },
+} as const;
+export const sseResponse = {
+  200: {
+    description: 'Server-Sent Events: `data: <JSON>` lines, each with a `type`',
+    contentType: 'text/event-stream',
+    schema: { type: 'string' },
+  },
+} as const;
 
 const table = {
   type: 'object',
@@ -272,4 +221,88 @@ export const sectionsResultSchema = {
     pages,
     warnings,
   },
+} as const;
+
+/** Form fields of each endpoint (validated like query parameters: strings coerced). */
+export const parseFields = {
+  type: 'object',
+  properties: {
+    include_tables: flag(true, 'Tables in full_text'),
+    include_images: flag(true, 'Image descriptions in full_text'),
+    enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+    enable_image_description: flag(
+      true,
+      'Describe images (the vision model when configured, else the local describer)',
+    ),
+    table_mode: tableMode,
+    ...cleaningFields,
+    summarize_llm_ready: flag(
+      true,
+      'Summarise llm_ready (off automatically above 5 MB or 50,000 characters)',
+    ),
+  },
+  required: [
+    'include_tables',
+    'include_images',
+    'enable_ocr',
+    'enable_image_description',
+    'table_mode',
+    'remove_urls',
+    'normalize_arabic',
+    'summarize_llm_ready',
+  ],
+  additionalProperties: false,
+} as const;
+
+export const sectionsFields = {
+  type: 'object',
+  properties: {
+    enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+    enable_picture_description: flag(
+      true,
+      'Describe images (the vision model when configured, else the local describer)',
+    ),
+    table_mode: tableMode,
+    ...cleaningFields,
+    chunking_mode: {
+      type: 'string',
+      enum: ['auto', 'semantic', 'page', 'paragraph', 'disabled'],
+      default: 'auto',
+      description:
+        'auto analyses the structure and picks one; semantic: by headings; page; paragraph; disabled: one chunk (split only above max_chunk_words)',
+    },
+    ...chunkSizes,
+    include_full_text: flag(false, 'Also return the full text'),
+  },
+  required: [
+    'enable_ocr',
+    'enable_picture_description',
+    'table_mode',
+    'remove_urls',
+    'normalize_arabic',
+    'chunking_mode',
+    'target_chunk_words',
+    'max_chunk_words',
+    'include_full_text',
+  ],
+  additionalProperties: false,
+} as const;
+
+export const streamFields = {
+  type: 'object',
+  properties: {
+    enable_ocr: flag(false, 'OCR pages without a text layer (images are always read)'),
+    enable_picture_description: flag(true, 'Describe images'),
+    table_mode: tableMode,
+    ...cleaningFields,
+  },
+  required: ['enable_ocr', 'enable_picture_description', 'table_mode', 'remove_urls', 'normalize_arabic'],
+  additionalProperties: false,
+} as const;
+
+export const incrementalFields = {
+  type: 'object',
+  properties: { ...cleaningFields, ...chunkSizes },
+  required: ['remove_urls', 'normalize_arabic', 'target_chunk_words', 'max_chunk_words'],
+  additionalProperties: false,
 } as const;
