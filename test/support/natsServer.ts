@@ -35,9 +35,13 @@ function freePort(): Promise<number> {
   });
 }
 
-function accepts(port: number): Promise<boolean> {
+function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
+    const socket = createConnection({ host, port });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -54,6 +58,11 @@ function hasBinary(): boolean {
 export async function startNatsServer(): Promise<NatsServerHandle | null> {
   const external = process.env['NATS_URL'];
   if (external) {
+    const first = new URL((external.split(',')[0] ?? '').trim().replace(/^(?!\w+:\/\/)/, 'nats://'));
+    if (!(await accepts(Number(first.port || 4222), first.hostname))) {
+      console.log(`skipped: NATS_URL=${external} does not accept connections`);
+      return null;
+    }
     const refuse = (): Promise<void> =>
       Promise.reject(new Error('the server given by NATS_URL cannot be stopped or restarted by tests'));
     return { url: external, controllable: false, stop: refuse, restart: refuse, dispose: async () => {} };
