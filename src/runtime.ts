@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Bus } from './bus/bus.js';
 import { createLocalBus } from './bus/localBus.js';
+import { createNatsBus } from './bus/natsBus.js';
+import { EVENTS_APPENDED_SUBJECT, announceAppends } from './eventStore/appendNotifications.js';
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
 import type { Config } from './config.js';
@@ -69,10 +71,27 @@ export function readModelProjections(): Projection[] {
   return [tasksProjection];
 }
 
-export function openEventStore(config: Config, pollIntervalMs = config.eventStorePollMs): EventStore {
+/**
+ * The configured event store. `bus`, when shared with other processes, carries their append
+ * announcements so this process's subscriptions wake at once (and its own appends are announced).
+ */
+export function openEventStore(
+  config: Config,
+  options: { pollIntervalMs?: number | null; bus?: Bus } = {},
+): EventStore {
   switch (config.eventStore) {
-    case 'file':
-      return createSqliteEventStore({ path: join(config.dataDir, 'events.db'), pollIntervalMs });
+    case 'file': {
+      const bus = options.bus;
+      const store = createSqliteEventStore({
+        path: join(config.dataDir, 'events.db'),
+        // Announcements are hints (at most once): other processes' appends are also polled for.
+        pollIntervalMs: options.pollIntervalMs ?? config.eventStorePollMs ?? (bus ? 250 : null),
+        ...(bus
+          ? { externalAppends: (wake: () => void) => bus.subscribe(EVENTS_APPENDED_SUBJECT, wake) }
+          : {}),
+      });
+      return bus ? announceAppends(store, bus) : store;
+    }
     case 'memory':
       return createMemoryEventStore();
     case 'esdb':
@@ -80,9 +99,9 @@ export function openEventStore(config: Config, pollIntervalMs = config.eventStor
   }
 }
 
-function openBus(config: Config): Bus {
+function openBus(config: Config, log: Logger): Bus {
   if (config.bus === 'nats')
-    throw new ConfigError('BUS=nats: the NATS adapter is not part of this build yet');
+    return createNatsBus({ url: config.natsUrl!, log: log.child({ component: 'bus' }) });
   return createLocalBus({
     path: config.eventStore === 'memory' ? undefined : join(config.dataDir, 'queues.db'),
   });
@@ -111,8 +130,8 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
   const unlock = embedded && config.eventStore === 'file' ? lockDataDir(config.dataDir) : null;
   const owner = embedded ? 'embedded' : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  const eventStore = openEventStore(config);
-  const bus = openBus(config);
+  const bus = openBus(config, log);
+  const eventStore = openEventStore(config, { bus: config.bus === 'nats' ? bus : undefined });
   const readStore = openReadStore(config);
   const projectionList: Projection[] = [...readModelProjections(), taskDispatchProjection(bus)];
   const {
@@ -246,7 +265,7 @@ export interface Tools {
 
 export function openTools(config: Config, log: Logger): Tools {
   // Another process may be appending: poll for its events.
-  const eventStore = openEventStore(config, 200);
+  const eventStore = openEventStore(config, { pollIntervalMs: 200 });
   const readStore = openReadStore(config);
   const {
     registry,
