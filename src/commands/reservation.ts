@@ -5,9 +5,10 @@ import { WrongExpectedVersionError } from '../eventStore/eventStore.js';
 export type ReservationOutcome = { reserved: true } | { reserved: false; holder: string };
 
 /**
- * Claims a unique key (a source path, a URL, a content hash) for `holder` by appending to the
- * stream `reservation-<kind>-<key>`, which must not exist yet: of two concurrent claims exactly one
- * wins, and the loser learns who holds the key.
+ * Claims a unique key (a source path, a URL, a content hash) for `holder` by appending
+ * `KeyReserved` to the stream `reservation-<kind>-<key>`, expecting the version it read: of two
+ * concurrent claims exactly one wins, and the loser learns who holds the key. A key that was
+ * released (its last event is `KeyReleased`) can be claimed again.
  */
 export async function reserve(
   store: EventStore,
@@ -17,21 +18,42 @@ export async function reserve(
   metadata: Metadata,
 ): Promise<ReservationOutcome> {
   const stream = reservationStream(kind, key);
-  try {
-    await store.append(stream, [{ type: 'KeyReserved', data: { kind, key, holder }, metadata }], {
-      expectedVersion: 'no_stream',
-    });
-    return { reserved: true };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-    const [claim] = await store.readStream(stream, { maxCount: 1 });
-    return { reserved: false, holder: String(claim?.data['holder'] ?? '') };
+  for (;;) {
+    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    if (last?.type === 'KeyReserved') return { reserved: false, holder: String(last.data['holder'] ?? '') };
+    try {
+      await store.append(stream, [{ type: 'KeyReserved', data: { kind, key, holder }, metadata }], {
+        expectedVersion: last ? last.streamVersion : 'no_stream',
+      });
+      return { reserved: true };
+    } catch (error) {
+      // Someone else claimed or released it meanwhile: look again.
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+    }
   }
 }
 
-/** Frees a key so it can be claimed again (the reservation stream is deleted). */
-export async function release(store: EventStore, kind: string, key: string): Promise<void> {
-  await store.deleteStream(reservationStream(kind, key));
+/**
+ * Frees a key so it can be claimed again. (Not by deleting the stream: a deleted stream can never be
+ * appended to again, which would make the key unclaimable for ever.)
+ */
+export async function release(
+  store: EventStore,
+  kind: string,
+  key: string,
+  metadata: Metadata,
+): Promise<void> {
+  const stream = reservationStream(kind, key);
+  const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  if (last?.type !== 'KeyReserved') return;
+  try {
+    await store.append(stream, [{ type: 'KeyReleased', data: { kind, key }, metadata }], {
+      expectedVersion: last.streamVersion,
+    });
+  } catch (error) {
+    // Released (or released and claimed again) by someone else meanwhile: nothing left to do.
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+  }
 }
 
 export function reservationStream(kind: string, key: string): string {
