@@ -40,6 +40,8 @@ export interface EventStore {
   deleteStream(stream: string): Promise<void>;
   /** Position of the newest event (0 when empty). */
   headPosition(): Promise<number>;
+  /** Whether the store answers now, and why not when it does not. */
+  health(): Promise<{ healthy: boolean; reason: string | null }>;
   close(): Promise<void>;
 }
 

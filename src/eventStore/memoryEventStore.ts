@@ -180,6 +180,10 @@ export function createMemoryEventStore(): EventStore {
       return log.at(-1)?.position ?? 0;
     },
 
+    async health() {
+      return closed ? { healthy: false, reason: 'event store is closed' } : { healthy: true, reason: null };
+    },
+
     async close() {
       closed = true;
       subscriptions.closeAll();

@@ -368,6 +368,16 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return selectHead.get()?.head ?? 0;
     },
 
+    async health() {
+      if (closed) return { healthy: false, reason: 'event store is closed' };
+      try {
+        selectHead.get();
+        return { healthy: true, reason: null };
+      } catch (error) {
+        return { healthy: false, reason: (error as Error).message };
+      }
+    },
+
     async close() {
       if (closed) return;
       while (pending.length > 0) flush();

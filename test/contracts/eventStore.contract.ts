@@ -290,6 +290,10 @@ export function eventStoreContract(adapter: string, create: () => Promise<EventS
       });
     });
 
+    it('reports itself healthy', async () => {
+      expect(await store.health()).to.deep.equal({ healthy: true, reason: null });
+    });
+
     describe('stream metadata and deletion', () => {
       it('stores stream metadata', async () => {
         const stream = newStream();
