@@ -8,7 +8,7 @@ import { EVENTS_APPENDED_SUBJECT, announceAppends } from './eventStore/appendNot
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
 import type { Config } from './config.js';
-import { ConfigError, isEmbedded } from './config.js';
+import { isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import { createEsdbEventStore } from './eventStore/esdbEventStore.js';
@@ -25,6 +25,7 @@ import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
+import { createMongoReadStore } from './readStore/mongoReadStore.js';
 import { createSqliteReadStore } from './readStore/sqliteReadStore.js';
 import { normalizeForIndex } from './parsing/clean/normalize.js';
 import { VERSION } from './version.js';
@@ -111,9 +112,15 @@ function openBus(config: Config, log: Logger): Bus {
   });
 }
 
-export function openReadStore(config: Config): ReadStore {
-  if (config.readStore === 'mongodb')
-    throw new ConfigError('READ_STORE=mongodb: the MongoDB adapter is not part of this build yet');
+export function openReadStore(config: Config, log?: Logger): ReadStore {
+  if (config.readStore === 'mongodb') {
+    return createMongoReadStore({
+      url: config.mongodbUrl!,
+      database: config.mongodbDatabase,
+      normalizeText: normalizeForIndex,
+      ...(log ? { log } : {}),
+    });
+  }
   return createSqliteReadStore({
     path: config.eventStore === 'memory' ? ':memory:' : join(config.dataDir, 'read.db'),
     // What is indexed and searched is normalised as the parsing stage defines it (Arabic letter variants, diacritics).
@@ -139,7 +146,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     bus: config.bus === 'nats' ? bus : undefined,
     log: log.child({ component: 'event_store' }),
   });
-  const readStore = openReadStore(config);
+  const readStore = openReadStore(config, log.child({ component: 'read_store' }));
   const projectionList: Projection[] = [...readModelProjections(), taskDispatchProjection(bus)];
   const {
     registry,
