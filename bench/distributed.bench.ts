@@ -22,7 +22,7 @@ import { startMongo } from '../test/support/ferretDb.js';
 import { startNatsServer } from '../test/support/natsServer.js';
 import { machine, median, percentile, report } from './support.js';
 
-const TASKS = 10_000;
+const TASKS = Number(process.env['BENCH_TASKS'] ?? 10_000);
 const metadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };
 const taskEvents = (taskId: string) => [
   { type: 'TaskCreated', data: { taskId, jobType: 'ingest', input: {} }, metadata },
