@@ -93,7 +93,7 @@ const projector = spawn(
       MONGODB_DATABASE: database,
       LOG_LEVEL: 'error',
     },
-    stdio: 'ignore',
+    stdio: process.env['BENCH_DEBUG'] ? 'inherit' : 'ignore',
   },
 );
 const bus = createNatsBus({ url: nats.url });

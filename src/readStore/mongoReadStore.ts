@@ -136,7 +136,9 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
           // Term lists exist only beside a text index (MongoDB); FerretDB would not use an index.
           ...(textIndex ? termListPaths(textFields.length) : []),
         ];
-        if (keys.length > 0) await collection.createIndexes(keys.map((key) => ({ key: { [key]: 1 } })));
+        // One index per command: FerretDB v1 panics on a createIndexes naming two or more indexes
+        // that already exist, which is every start after the first.
+        for (const key of keys) await collection.createIndex({ [key]: 1 });
         const stored: StoredSpec = { _id: spec.name, indexes, textFields, textIndex };
         await specCollection().replaceOne({ _id: spec.name }, stored, { upsert: true });
         specs.set(spec.name, { spec: stored, at: Date.now() });

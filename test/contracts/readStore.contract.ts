@@ -47,6 +47,15 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         expect(await store.get(newCollection(), 'p3')).to.equal(null);
       });
 
+      it('keeps documents when a collection is declared again, as every restart does', async () => {
+        await store.ensureCollection({ name, indexes: ['team', 'age', 'meta.lang'] });
+        await store.ensureCollection({ name, indexes: ['team', 'age', 'meta.lang', 'name'] });
+        expect(await store.count(name, { team: 'core' })).to.equal(2);
+        expect(
+          ids(await store.find(name, { filter: { age: { $gt: 40 } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p2', 'p5']);
+      });
+
       it('replaces a document on upsert', async () => {
         await store.write([{ op: 'upsert', collection: name, doc: { id: 'p1', name: 'Ada L.' } }]);
         expect(await store.get(name, 'p1')).to.deep.equal({ id: 'p1', name: 'Ada L.' });
