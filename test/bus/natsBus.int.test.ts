@@ -44,8 +44,8 @@ describe('NATS bus against a real nats-server', function () {
   this.timeout(60_000);
   let server: NatsServerHandle | null = null;
   const open: Bus[] = [];
-  const newBus = (prefix?: string): Bus => {
-    const bus = createNatsBus({ url: server!.url, ...(prefix ? { prefix } : {}) });
+  const newBus = (prefix?: string, on: NatsServerHandle | null = server): Bus => {
+    const bus = createNatsBus({ url: on!.url, ...(prefix ? { prefix } : {}) });
     open.push(bus);
     return bus;
   };
@@ -67,18 +67,26 @@ describe('NATS bus against a real nats-server', function () {
     return { bus, dispose: () => bus.close() };
   });
 
-  function requireControl(context: Mocha.Context): void {
-    if (!server?.controllable) {
-      console.log('skipped: the server given by NATS_URL cannot be stopped or restarted by tests');
-      context.skip();
-    }
+  // Outage tests need a server they may stop: the shared one when it is ours, else one of their own.
+  let own: NatsServerHandle | null = null;
+  async function requireControl(context: Mocha.Context): Promise<NatsServerHandle> {
+    if (server?.controllable) return server;
+    own ??= await startNatsServer({ own: true });
+    if (own?.controllable) return own;
+    console.log(
+      'skipped: the server given by NATS_URL cannot be stopped by tests, and there is no nats-server binary',
+    );
+    return context.skip();
   }
+  after(async () => {
+    await own?.dispose();
+  });
 
   it('keeps enqueued jobs across a server restart', async function () {
-    requireControl(this);
-    const bus = newBus(unique('restart'));
+    const target = await requireControl(this);
+    const bus = newBus(unique('restart'), target);
     for (let i = 0; i < 3; i += 1) await bus.enqueue('work', { id: `job-${i}`, payload: { i } });
-    await server!.restart();
+    await target.restart();
     const seen: string[] = [];
     const consumer = bus.consume('work', async (delivery) => {
       seen.push(delivery.id);
@@ -90,8 +98,8 @@ describe('NATS bus against a real nats-server', function () {
   });
 
   it('keeps consuming after the server restarts under a running consumer, without redoing acked work', async function () {
-    requireControl(this);
-    const bus = newBus(unique('resume'));
+    const target = await requireControl(this);
+    const bus = newBus(unique('resume'), target);
     const seen: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -106,7 +114,7 @@ describe('NATS bus against a real nats-server', function () {
     await bus.enqueue('work', { id: 'before', payload: {} });
     await bus.enqueue('work', { id: 'in-flight', payload: {} });
     await eventually(() => (seen.length === 2 ? true : undefined));
-    await server!.restart();
+    await target.restart();
     await enqueueWhenBack(bus, 'work', 'after');
     await eventually(() => (seen.includes('after') ? true : undefined));
     release(); // settles (acks) after the restart
@@ -116,26 +124,26 @@ describe('NATS bus against a real nats-server', function () {
   });
 
   it('reports the outage in health, fails calls fast, and recovers when the server is back', async function () {
-    requireControl(this);
-    const bus = newBus(unique('outage'));
+    const target = await requireControl(this);
+    const bus = newBus(unique('outage'), target);
     const heard: Notification[] = [];
     bus.subscribe('outage.>', (message) => heard.push(message));
     expect(await bus.health()).to.deep.equal({ healthy: true, reason: null });
-    await server!.stop();
+    await target.stop();
     try {
       const health = await eventually(async () => {
         const current = await bus.health();
         return current.healthy ? undefined : current;
       });
-      expect(health.reason).to.include(server!.url);
+      expect(health.reason).to.include(target.url);
       const started = Date.now();
       const error = await expectRejection(bus.enqueue('work', { id: 'x', payload: {} }), BusUnavailableError);
-      expect(error.message).to.include(server!.url);
+      expect(error.message).to.include(target.url);
       expect(Date.now() - started).to.be.below(3_000);
       await expectRejection(bus.deadLetters('work'), BusUnavailableError);
       expect(() => bus.publish('outage.lost', { n: 0 })).not.to.throw();
     } finally {
-      await server!.restart();
+      await target.restart();
     }
     await eventually(async () => ((await bus.health()).healthy ? true : undefined));
     bus.publish('outage.back', { n: 1 });
@@ -144,16 +152,16 @@ describe('NATS bus against a real nats-server', function () {
   });
 
   it('starts while the server is down and connects when it comes up', async function () {
-    requireControl(this);
-    await server!.stop();
+    const target = await requireControl(this);
+    await target.stop();
     let bus: Bus;
     try {
-      bus = newBus(unique('late'));
+      bus = newBus(unique('late'), target);
       const health = await bus.health();
       expect(health.healthy).to.equal(false);
       expect(health.reason).to.include('cannot reach NATS');
     } finally {
-      await server!.restart();
+      await target.restart();
     }
     const seen: string[] = [];
     const consumer = bus.consume('work', async (delivery) => {

@@ -40,7 +40,8 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
   let env: Record<string, string> = {};
 
   before(async function () {
-    [nats, mongo] = await Promise.all([startNatsServer(), startMongo()]);
+    // Servers of its own where it can (even when NATS_URL / MONGODB_URL are set): it stops them.
+    [nats, mongo] = await Promise.all([startNatsServer({ own: true }), startMongo({ own: true })]);
     if (!nats || !mongo) {
       console.log(
         '      skipped: the multi-process test needs a nats-server and a MongoDB-wire server (FerretDB)',

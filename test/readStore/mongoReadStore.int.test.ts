@@ -7,7 +7,7 @@ import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from '../../src/readStore/readStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
 import { expectRejection } from '../support/expectRejection.js';
-import { startMongo } from '../support/ferretDb.js';
+import { startMongo, type MongoHandle } from '../support/ferretDb.js';
 
 // Started when the file loads so that the suite names can say which server runs them; a failure
 // to start is reported by the suite (a throw here would abort the whole mocha run).
@@ -292,20 +292,30 @@ describe('MongoDB read store', function () {
   });
 
   describe('outage', () => {
+    // A server the tests may stop: the shared one when it is ours, else a FerretDB of their own.
+    let target: MongoHandle | null = null;
     let down = false;
     const stop = async () => {
       down = true;
-      await mongo!.stop();
+      await target!.stop();
     };
     const restart = async () => {
-      await mongo!.restart();
+      await target!.restart();
       down = false;
     };
-    before(function () {
-      if (!mongo?.managed) {
-        console.log('skipped: the MONGODB_URL server cannot be stopped and restarted by the tests');
+    const openOnTarget = (options: Partial<MongoReadStoreOptions> = {}): ReadStore =>
+      open({ url: target!.url, ...options });
+    before(async function () {
+      target = mongo?.managed ? mongo : await startMongo({ own: true });
+      if (!target?.managed) {
+        console.log(
+          'skipped: the MONGODB_URL server cannot be stopped by the tests, and there is no ferretdb binary',
+        );
         this.skip();
       }
+    });
+    after(async () => {
+      if (target && target !== mongo) await target.dispose();
     });
     afterEach(async () => {
       // Whatever happened in the test, the server runs again for the next one.
@@ -313,7 +323,7 @@ describe('MongoDB read store', function () {
     });
 
     it('fails fast while the server is down, says why, and recovers without a new store object', async () => {
-      const store = open();
+      const store = openOnTarget();
       await store.ensureCollection({ name: 'outage', indexes: ['n'], textFields: ['text'] });
       const doc = { id: 'a', n: 1, text: 'before the outage' };
       await store.write([{ op: 'upsert', collection: 'outage', doc }]);
@@ -350,7 +360,7 @@ describe('MongoDB read store', function () {
 
     it('starts while the server is down, fails fast, and connects by itself once it is up', async () => {
       await stop();
-      const store = open({ serverSelectionTimeoutMs: 1_000 });
+      const store = openOnTarget({ serverSelectionTimeoutMs: 1_000 });
       let started = performance.now();
       await expectRejection(store.get('outage2', 'a'), ReadStoreUnavailableError);
       expect(performance.now() - started).to.be.below(3_000);

@@ -224,10 +224,12 @@ async function startFerretDb(binary: string): Promise<MongoHandle> {
  * The server for MongoDB-backed tests, or null (with the reason printed as `skipped: …`) when there is
  * none. Call `dispose()` when done.
  */
-export async function startMongo(): Promise<MongoHandle | null> {
+export async function startMongo(options: { own?: boolean } = {}): Promise<MongoHandle | null> {
   const url = process.env['MONGODB_URL'];
-  if (url) return external(url);
   const binary = findFerretDb();
+  // `own`: a FerretDB of our own even when MONGODB_URL is set, so that the test can stop and
+  // restart it (outage tests); without a binary, the MONGODB_URL server.
+  if (url && !(options.own && 'path' in binary)) return external(url);
   if ('reason' in binary) {
     console.log(`skipped: ${binary.reason}`);
     return null;

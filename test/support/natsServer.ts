@@ -54,10 +54,18 @@ function hasBinary(): boolean {
   return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+export interface StartNatsOptions {
+  /**
+   * Start a server of our own even when `NATS_URL` is set, so that the test can stop and restart it
+   * (outage tests). Without a `nats-server` binary this falls back to `NATS_URL`.
+   */
+  own?: boolean;
+}
+
 /** Starts (or points at) a JetStream-enabled nats-server; null, with the reason printed, when impossible. */
-export async function startNatsServer(): Promise<NatsServerHandle | null> {
+export async function startNatsServer(options: StartNatsOptions = {}): Promise<NatsServerHandle | null> {
   const external = process.env['NATS_URL'];
-  if (external) {
+  if (external && !(options.own && hasBinary())) {
     const first = new URL((external.split(',')[0] ?? '').trim().replace(/^(?!\w+:\/\/)/, 'nats://'));
     if (!(await accepts(Number(first.port || 4222), first.hostname))) {
       console.log(`skipped: NATS_URL=${external} does not accept connections`);
