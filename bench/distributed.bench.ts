@@ -4,7 +4,7 @@
  *   read store (events/s);
  * - end-to-end latency from an append in one process to the change being visible in the read store
  *   written by a projector in another process (p50, p99), with append announcements over NATS.
- * Work-queue throughput on NATS is in `npm run bench -- natsBus`.
+ * Work-queue throughput, embedded and on NATS, is in `npm run bench -- bus`.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +18,7 @@ import { silentLogger } from '../src/log.js';
 import { createProjectionStack } from '../src/projections/stack.js';
 import { tasksProjection, type TaskView } from '../src/projections/tasksProjection.js';
 import { createMongoReadStore } from '../src/readStore/mongoReadStore.js';
+import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { startMongo } from '../test/support/ferretDb.js';
 import { startNatsServer } from '../test/support/natsServer.js';
 import { machine, median, percentile, report } from './support.js';
@@ -77,7 +78,67 @@ report(
   'events/s',
 );
 
-// 2. Append → visible, across processes: a projector child process follows the same event file.
+/** Appends one TaskCreated at a time and waits until `visible` sees the task (ms per task). */
+async function appendToVisible(
+  append: (stream: string, events: ReturnType<typeof taskEvents>) => Promise<unknown>,
+  visible: (taskId: string) => Promise<boolean>,
+  warmUp: number,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < 200 + warmUp; i += 1) {
+    const taskId = randomUUID();
+    const started = performance.now();
+    await append(`task-${taskId}`, taskEvents(taskId).slice(0, 1));
+    while (!(await visible(taskId))) await new Promise((resolve) => setImmediate(resolve));
+    if (i >= warmUp) latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return latencies;
+}
+
+// 2. Baseline: the embedded read side in this process (SQLite read store, same event file).
+{
+  const embedded = createSqliteReadStore({ path: join(dataDir, 'read.db') });
+  const local = createProjectionStack({
+    eventStore,
+    readStore: embedded,
+    projections: [tasksProjection],
+    owner: 'bench',
+    log: silentLogger,
+  });
+  await local.registry.init();
+  const embeddedRates: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    const started = performance.now();
+    await local.engine.rebuild('tasks');
+    embeddedRates.push(head / ((performance.now() - started) / 1000));
+  }
+  report(
+    `baseline: projection catch-up into the embedded read store, same events (median of 3)`,
+    median(embeddedRates),
+    'events/s',
+  );
+  await local.engine.start();
+  const latencies = await appendToVisible(
+    (stream, events) => eventStore.append(stream, events),
+    async (taskId) => (await local.readModels.get<TaskView>('tasks', taskId)) !== null,
+    20,
+  );
+  report(
+    'append → visible, embedded (SQLite read store, same process): p50',
+    percentile(latencies, 50),
+    'ms',
+  );
+  report(
+    'append → visible, embedded (SQLite read store, same process): p99',
+    percentile(latencies, 99),
+    'ms',
+  );
+  await local.engine.stop();
+  await embedded.close();
+}
+
+// 3. Append → visible, across processes: a projector child process follows the same event file.
 const projector = spawn(
   process.execPath,
   ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli', 'main.ts'), 'project'],
@@ -98,25 +159,19 @@ const projector = spawn(
 );
 const bus = createNatsBus({ url: nats.url });
 const announcing = announceAppends(eventStore, bus);
-const latencies: number[] = [];
-for (let i = 0; i < 200 + 20; i += 1) {
-  const taskId = randomUUID();
-  const started = performance.now();
-  await announcing.append(`task-${taskId}`, taskEvents(taskId).slice(0, 1));
-  for (;;) {
-    if (await stack.readModels.get<TaskView>('tasks', taskId)) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  if (i >= 20) latencies.push(performance.now() - started); // the first ones wait for the projector to start
-  await new Promise((resolve) => setTimeout(resolve, 20));
-}
+// The first appends wait for the projector process to start.
+const latencies = await appendToVisible(
+  (stream, events) => announcing.append(stream, events),
+  async (taskId) => (await stack.readModels.get<TaskView>('tasks', taskId)) !== null,
+  20,
+);
 report(
-  'append → visible in the read store, projector in another process: p50',
+  `append → visible, ${mongo.kind} read store, projector in another process: p50`,
   percentile(latencies, 50),
   'ms',
 );
 report(
-  'append → visible in the read store, projector in another process: p99',
+  `append → visible, ${mongo.kind} read store, projector in another process: p99`,
   percentile(latencies, 99),
   'ms',
 );

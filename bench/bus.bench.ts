@@ -1,9 +1,14 @@
 /**
- * NATS bus against a nats-server it starts (or `NATS_URL`): work-queue throughput (jobs enqueued,
- * then consumed and acked with server-confirmed acks, median of 3, concurrency 1 and 8), enqueue
- * rate, and publish → subscribe latency between two connections (one message in flight at a time).
+ * The same bus workloads on the embedded bus (SQLite file) and on NATS JetStream (a nats-server it
+ * starts, or `NATS_URL`): enqueue rate, work-queue throughput (jobs consumed and acked — on NATS with
+ * server-confirmed acks — median of 3, concurrency 1 and 8), and publish → subscribe latency between
+ * two bus instances (one message in flight at a time; two connections on NATS).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Bus } from '../src/bus/bus.js';
+import { createLocalBus } from '../src/bus/localBus.js';
 import { createNatsBus } from '../src/bus/natsBus.js';
 import { startNatsServer } from '../test/support/natsServer.js';
 import { machine, median, percentile, report } from './support.js';
@@ -67,33 +72,52 @@ async function pubSubLatencies(publisher: Bus, subscriber: Bus, count: number): 
   return latencies;
 }
 
-async function main(): Promise<void> {
-  const server = await startNatsServer();
-  if (!server) process.exit(0); // the reason is printed
-  console.log(`${machine()}; nats-server at ${server.url}`);
-  const bus = createNatsBus({ url: server.url, prefix: `bench_${process.pid}` });
-  const other = createNatsBus({ url: server.url, prefix: `bench_${process.pid}` });
-  try {
-    for (const concurrency of [1, 8]) {
-      const enqueueRates: number[] = [];
-      const consumeRates: number[] = [];
-      for (let attempt = 0; attempt < 3; attempt += 1) {
-        const queue = newQueue();
-        enqueueRates.push(await enqueueAll(bus, queue, JOBS));
-        consumeRates.push(await consumeAll(bus, queue, JOBS, concurrency));
-      }
-      if (concurrency === 1) {
-        report(`enqueue, ${PRODUCERS} concurrent producers (median of 3)`, median(enqueueRates), 'jobs/s');
-      }
+async function measure(label: string, bus: Bus, other: Bus): Promise<void> {
+  for (const concurrency of [1, 8]) {
+    const enqueueRates: number[] = [];
+    const consumeRates: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const queue = newQueue();
+      enqueueRates.push(await enqueueAll(bus, queue, JOBS));
+      consumeRates.push(await consumeAll(bus, queue, JOBS, concurrency));
+    }
+    if (concurrency === 1) {
       report(
-        `work queue consume + ack, concurrency ${concurrency} (median of 3)`,
-        median(consumeRates),
+        `${label}: enqueue, ${PRODUCERS} concurrent producers (median of 3)`,
+        median(enqueueRates),
         'jobs/s',
       );
     }
-    const latencies = await pubSubLatencies(bus, other, PINGS);
-    report('publish → subscribe latency p50 (two connections)', percentile(latencies, 50), 'ms');
-    report('publish → subscribe latency p99 (two connections)', percentile(latencies, 99), 'ms');
+    report(
+      `${label}: work queue consume + ack, concurrency ${concurrency} (median of 3)`,
+      median(consumeRates),
+      'jobs/s',
+    );
+  }
+  const latencies = await pubSubLatencies(bus, other, PINGS);
+  report(`${label}: publish → subscribe latency p50`, percentile(latencies, 50), 'ms');
+  report(`${label}: publish → subscribe latency p99`, percentile(latencies, 99), 'ms');
+}
+
+async function main(): Promise<void> {
+  console.log(machine());
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bus-'));
+  // One bus object serves both sides: the embedded bus is in-process by design.
+  const local = createLocalBus({ path: join(dir, 'bus.db') });
+  try {
+    await measure('embedded', local, local);
+  } finally {
+    await local.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const server = await startNatsServer();
+  if (!server) process.exit(0); // the reason is printed
+  console.log(`nats-server at ${server.url}`);
+  const bus = createNatsBus({ url: server.url, prefix: `bench_${process.pid}` });
+  const other = createNatsBus({ url: server.url, prefix: `bench_${process.pid}` });
+  try {
+    await measure('NATS', bus, other);
   } finally {
     await Promise.all([bus.close(), other.close()]);
     await server.dispose();
