@@ -21,20 +21,9 @@ import { createMongoReadStore } from '../src/readStore/mongoReadStore.js';
 import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { startMongo } from '../test/support/ferretDb.js';
 import { startNatsServer } from '../test/support/natsServer.js';
-import { machine, median, percentile, report } from './support.js';
+import { machine, median, percentile, report, taskLifecycle } from './support.js';
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 10_000);
-const metadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };
-const taskEvents = (taskId: string) => [
-  { type: 'TaskCreated', data: { taskId, jobType: 'ingest', input: {} }, metadata },
-  { type: 'TaskStarted', data: { taskId, attempt: 1, workerId: 'w' }, metadata },
-  ...[0.25, 0.5, 0.75].map((progress) => ({
-    type: 'TaskProgressed',
-    data: { taskId, progress, message: null },
-    metadata,
-  })),
-  { type: 'TaskCompleted', data: { taskId, result: {} }, metadata },
-];
 
 console.log(`machine: ${machine()}`);
 const [nats, mongo] = await Promise.all([startNatsServer(), startMongo()]);
@@ -52,7 +41,7 @@ await Promise.all(
   Array.from({ length: 16 }, async (_, writer) => {
     for (let i = writer; i < TASKS; i += 16) {
       const taskId = randomUUID();
-      await eventStore.append(`task-${taskId}`, taskEvents(taskId));
+      await eventStore.append(`task-${taskId}`, taskLifecycle(taskId));
     }
   }),
 );
@@ -80,7 +69,7 @@ report(
 
 /** Appends one TaskCreated at a time and waits until `visible` sees the task (ms per task). */
 async function appendToVisible(
-  append: (stream: string, events: ReturnType<typeof taskEvents>) => Promise<unknown>,
+  append: (stream: string, events: ReturnType<typeof taskLifecycle>) => Promise<unknown>,
   visible: (taskId: string) => Promise<boolean>,
   warmUp: number,
 ): Promise<number[]> {
@@ -88,7 +77,7 @@ async function appendToVisible(
   for (let i = 0; i < 200 + warmUp; i += 1) {
     const taskId = randomUUID();
     const started = performance.now();
-    await append(`task-${taskId}`, taskEvents(taskId).slice(0, 1));
+    await append(`task-${taskId}`, taskLifecycle(taskId).slice(0, 1));
     while (!(await visible(taskId))) await new Promise((resolve) => setImmediate(resolve));
     if (i >= warmUp) latencies.push(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteEventStore } from '../src/eventStore/sqliteEventStore.js';
-import { build, machine, median, report } from './support.js';
+import { build, machine, median, report, taskLifecycle } from './support.js';
 
 const TOTAL = 1_000_000;
 const TASKS = 10_000;
@@ -23,16 +23,7 @@ const store = createSqliteEventStore({ path: join(dataDir, 'events.db') });
 const metadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };
 for (let i = 0; i < TASKS; i += 1) {
   const taskId = randomUUID();
-  await store.append(`task-${taskId}`, [
-    { type: 'TaskCreated', data: { taskId, jobType: 'ingest', input: {} }, metadata },
-    { type: 'TaskStarted', data: { taskId, attempt: 1, workerId: 'w' }, metadata },
-    ...[0.25, 0.5, 0.75].map((progress) => ({
-      type: 'TaskProgressed',
-      data: { taskId, progress, message: null },
-      metadata,
-    })),
-    { type: 'TaskCompleted', data: { taskId, result: {} }, metadata },
-  ]);
+  await store.append(`task-${taskId}`, taskLifecycle(taskId));
 }
 const notes = Array.from({ length: 1_000 }, (_, n) => ({
   type: 'NoteRecorded',

@@ -32,3 +32,19 @@ export function build(): void {
     );
   }
 }
+
+const benchMetadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };
+
+/** The six events of one task's whole life (created, started, three progress reports, completed). */
+export function taskLifecycle(taskId: string) {
+  return [
+    { type: 'TaskCreated', data: { taskId, jobType: 'ingest', input: {} }, metadata: benchMetadata },
+    { type: 'TaskStarted', data: { taskId, attempt: 1, workerId: 'w' }, metadata: benchMetadata },
+    ...[0.25, 0.5, 0.75].map((progress) => ({
+      type: 'TaskProgressed',
+      data: { taskId, progress, message: null },
+      metadata: benchMetadata,
+    })),
+    { type: 'TaskCompleted', data: { taskId, result: {} }, metadata: benchMetadata },
+  ];
+}

@@ -8,21 +8,7 @@ import { natsNames } from '../../src/bus/natsNames.js';
 import { busContract } from '../contracts/bus.contract.js';
 import { expectRejection } from '../support/expectRejection.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(20);
-  }
-}
+import { eventually, sleep } from '../support/eventually.js';
 
 /** Enqueues, retrying while the bus reconnects (what a caller does with BusUnavailableError). */
 async function enqueueWhenBack(bus: Bus, queue: string, id: string): Promise<void> {

@@ -49,18 +49,4 @@ export async function startTestApp(
   };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns something other than undefined (or fails after `timeoutMs`). */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(10);
-  }
-}
+export { eventually, sleep } from './eventually.js';
