@@ -3,32 +3,20 @@
  * 10 s) in another, on a 2-core machine (so the two share the cores). Request logging stays on at
  * the default level (info), written to /dev/null.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, machine, median, report } from './support.js';
+import { build, machine, median, report, serveCompiled } from './support.js';
 
 const PORT = 18_900 + Math.floor(Math.random() * 90);
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-health-'));
-const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
 const autocannon = join(createRequire(import.meta.url).resolve('autocannon'), '..', 'autocannon.js');
 
 console.log(`machine: ${machine()}`);
 build();
-const server = spawn(process.execPath, [cli, 'serve'], {
-  env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT) },
-  stdio: 'ignore',
-});
-for (;;) {
-  const up = await fetch(`http://127.0.0.1:${PORT}/api/v1/health`).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (up) break;
-  await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const server = await serveCompiled(PORT, { DATA_DIR: dataDir });
 
 const rates: number[] = [];
 const latencies: number[] = [];
@@ -56,6 +44,5 @@ for (let run = 0; run < 3; run += 1) {
   );
 }
 report('GET /api/v1/health, autocannon -c 64 -d 10 (median of 3)', median(rates), 'req/s', '>= 5,000');
-server.kill('SIGTERM');
-await new Promise((resolve) => server.once('exit', resolve));
+await server.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@
  *
  *   npm run bench -- parse
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import type * as DescriberModule from '../src/parsing/describe/localDescriber.js
 import type * as JobModule from '../src/parsing/job.js';
 import type * as OcrModule from '../src/parsing/ocr/tesseractOcr.js';
 import type * as SummarizerModule from '../src/parsing/summarize/extractive.js';
-import { build, machine, median, report } from './support.js';
+import { build, machine, median, report, serveCompiled } from './support.js';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const fixtures = join(root, 'test', 'fixtures', 'documents');
@@ -201,18 +201,7 @@ if (process.argv[2] === 'child') {
 
   const port = 19_100 + Math.floor(Math.random() * 200);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-parse-'));
-  const server = spawn(process.execPath, [join(root, 'dist', 'src', 'cli', 'main.js'), 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
-  for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
-  }
+  const server = await serveCompiled(port, { DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   await new Promise((resolveWait) => setTimeout(resolveWait, 1_500)); // parse workers warm up after start
   const latencies = await firstChunkLatencies(
     port,
@@ -227,7 +216,6 @@ if (process.argv[2] === 'child') {
     '<= 200 ms',
   );
   console.log(`runs: ${latencies.map((latency) => Math.round(latency)).join(', ')} ms`);
-  server.kill('SIGTERM');
-  await new Promise((resolveWait) => server.once('exit', resolveWait));
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,4 +1,5 @@
-import { execSync } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { cpus, totalmem } from 'node:os';
 
 export function machine(): string {
@@ -31,6 +32,38 @@ export function build(): void {
       'warning: the build reported type errors (output was still emitted); figures may not be final',
     );
   }
+}
+
+/**
+ * Starts the compiled server (`build()` first) as `npm start` would, with `env` added, and resolves
+ * once `/api/v1/health` answers. `stop()` ends it.
+ */
+export async function serveCompiled(
+  port: number,
+  env: Record<string, string>,
+): Promise<{ process: ChildProcess; stop(): Promise<void> }> {
+  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+  const server = spawn(process.execPath, [cli, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    if (server.exitCode !== null) throw new Error(`the server exited at start (code ${server.exitCode})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    process: server,
+    async stop() {
+      if (server.exitCode !== null) return;
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+    },
+  };
 }
 
 const benchMetadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };

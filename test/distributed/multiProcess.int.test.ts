@@ -5,23 +5,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { startMongo, type MongoHandle } from '../support/ferretDb.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'role.ts');
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Waits for `probe`, treating a failed probe (a process not listening yet) as "not yet". */
+const until = <T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> =>
+  eventually(() => probe().catch(() => undefined), timeoutMs, what);
 
 interface Role {
   name: string;
@@ -142,7 +131,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     expect((await task(apiB, id))['task_id']).to.equal(id);
 
     const seenProgress = new Set<number>();
-    const done = await eventually(
+    const done = await until(
       async () => {
         const current = await task(apiB, id);
         seenProgress.add(current['progress'] as number);
@@ -175,7 +164,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
   it('redelivers the job of a worker killed mid-task, and the task completes, resumed from its progress', async () => {
     const created = await createTask(apiA, { steps: 30, stepMs: 100 });
     const id = String(created.body['task_id']);
-    await eventually(
+    await until(
       async () => ((await task(apiB, id))['progress'] as number) >= 0.2 || undefined,
       20_000,
       'progress on worker 1',
@@ -183,7 +172,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     worker.child.kill('SIGKILL');
     await new Promise((resolve) => worker.child.once('exit', resolve));
     worker = await start('worker-2', 'worker');
-    const done = await eventually(
+    const done = await until(
       async () => {
         const current = await task(apiA, id);
         return current['status'] === 'completed' || current['status'] === 'failed' ? current : undefined;
@@ -202,7 +191,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
       this.skip();
     }
     await mongo!.stop();
-    const down = await eventually(
+    const down = await until(
       async () => {
         const readStore = await component(apiA, 'read_store');
         return readStore.healthy ? undefined : readStore;
@@ -216,7 +205,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     expect(refused.body).to.include({ error: 'service_unavailable', status_code: 503 });
 
     await mongo!.restart();
-    await eventually(
+    await until(
       async () => ((await json(`${apiA.url}/api/v1/tasks`)).status === 200 ? true : undefined),
       60_000,
       'the API to serve again',
@@ -224,7 +213,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     const created = await createTask(apiA, { steps: 3, stepMs: 50 });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const id = String(created.body['task_id']);
-    await eventually(
+    await until(
       async () => ((await task(apiB, id))['status'] === 'completed' ? true : undefined),
       60_000,
       'a task after the read store came back',
@@ -237,7 +226,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
       this.skip();
     }
     await nats!.stop();
-    const down = await eventually(
+    const down = await until(
       async () => {
         const bus = await component(apiA, 'bus');
         return bus.healthy ? undefined : bus;
@@ -254,12 +243,12 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     expect((await task(apiB, id))['status']).to.equal('pending');
 
     await nats!.restart();
-    await eventually(
+    await until(
       async () => ((await component(apiA, 'bus')).healthy ? true : undefined),
       60_000,
       'the bus to come back',
     );
-    await eventually(
+    await until(
       async () => ((await task(apiB, id))['status'] === 'completed' ? true : undefined),
       60_000,
       'the accepted task to complete after NATS returned',

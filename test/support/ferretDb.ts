@@ -4,10 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
+import { freePort } from './freePort.js';
 
 export interface MongoHandle {
   /** Connection string, e.g. `mongodb://127.0.0.1:40123/`. */
@@ -60,19 +61,6 @@ function findFerretDb(): { path: string } | { reason: string } {
       };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 async function ping(url: string, timeoutMs: number): Promise<Record<string, unknown>> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
   try {
@@ -82,8 +70,6 @@ async function ping(url: string, timeoutMs: number): Promise<Record<string, unkn
     await client.close().catch(() => undefined);
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function external(url: string): Promise<MongoHandle> {
   return ping(url, 5_000).then(
