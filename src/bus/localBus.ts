@@ -120,39 +120,27 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     }
   }
 
-  /** Moves a job to the dead letters; `seq`+`deliveries` must still match (nobody settled it meanwhile). */
+  /** Moves a job to the dead letters, unless it was settled meanwhile (its delivery count moved on). */
   const deadLetter = db.transaction(
-    (
-      queue: string,
-      row: MessageRow,
-      deliveries: number,
-      reason: DeadLetter['reason'],
-      detail: string | null,
-    ) => {
-      if (statements.remove.run(row.seq, deliveries).changes === 0) return null;
+    (queue: string, row: MessageRow, reason: DeadLetter['reason'], detail: string | null) => {
+      if (statements.remove.run(row.seq, row.deliveries).changes === 0) return null;
       const letter: DeadLetter = {
         queue,
         id: row.id,
         payload: JSON.parse(row.payload) as Record<string, unknown>,
-        deliveries,
+        deliveries: row.deliveries,
         reason,
         detail,
         at: new Date().toISOString(),
       };
-      statements.bury.run(queue, row.id, row.payload, deliveries, reason, detail, letter.at);
+      statements.bury.run(queue, row.id, row.payload, row.deliveries, reason, detail, letter.at);
       statements.remember.run(queue, row.id, Date.now() + dedupeWindowMs);
       return letter;
     },
   );
 
-  function bury(
-    queue: string,
-    row: MessageRow,
-    deliveries: number,
-    reason: DeadLetter['reason'],
-    detail: string | null,
-  ): void {
-    const letter = deadLetter(queue, row, deliveries, reason, detail);
+  function bury(queue: string, row: MessageRow, reason: DeadLetter['reason'], detail: string | null): void {
+    const letter = deadLetter(queue, row, reason, detail);
     if (letter) publish(deadLetterSubject(queue), { ...letter });
   }
 
@@ -163,13 +151,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       const row = statements.due.get(queue, now, now);
       if (!row) return null;
       if (row.deliveries >= settings.maxDeliveries) {
-        bury(
-          queue,
-          row,
-          row.deliveries,
-          'max_deliveries',
-          `not acknowledged after ${row.deliveries} deliveries`,
-        );
+        bury(queue, row, 'max_deliveries', `not acknowledged after ${row.deliveries} deliveries`);
         continue;
       }
       statements.lease.run(now + settings.ackWaitMs, row.seq);
@@ -242,19 +224,13 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
         nak: (delayMs = 0) =>
           settle(() => {
             if (row.deliveries >= settings.maxDeliveries) {
-              bury(
-                queue,
-                row,
-                row.deliveries,
-                'max_deliveries',
-                `negatively acknowledged ${row.deliveries} times`,
-              );
+              bury(queue, row, 'max_deliveries', `negatively acknowledged ${row.deliveries} times`);
             } else {
               statements.release.run(Date.now() + delayMs, row.seq, row.deliveries);
               wake();
             }
           }),
-        term: (reason) => settle(() => bury(queue, row, row.deliveries, 'terminated', reason)),
+        term: (reason) => settle(() => bury(queue, row, 'terminated', reason)),
         working: () => {
           if (!settled && !closed)
             statements.extend.run(Date.now() + settings.ackWaitMs, row.seq, row.deliveries);

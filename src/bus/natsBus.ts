@@ -104,6 +104,14 @@ export function createNatsBus(options: NatsBusOptions): Bus {
     registration.nc = nc;
   }
 
+  function detach(registration: Registration): void {
+    try {
+      registration.subscription?.unsubscribe();
+    } catch {
+      // the connection is gone, and the subscription with it
+    }
+  }
+
   /** Subscriptions follow the client across reconnects; only a new connection needs them again. */
   function attachAll(session: NatsSession): void {
     deadLetters.attach(session.nc);
@@ -204,11 +212,7 @@ export function createNatsBus(options: NatsBusOptions): Bus {
       registrations.add(registration);
       return () => {
         registrations.delete(registration);
-        try {
-          registration.subscription?.unsubscribe();
-        } catch {
-          // the connection is gone, and the subscription with it
-        }
+        detach(registration);
       };
     },
 
@@ -236,13 +240,7 @@ export function createNatsBus(options: NatsBusOptions): Bus {
       closed = true;
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       deadLetters.close();
-      for (const registration of registrations) {
-        try {
-          registration.subscription?.unsubscribe();
-        } catch {
-          // already gone
-        }
-      }
+      registrations.forEach(detach);
       registrations.clear();
       await link.close();
     },

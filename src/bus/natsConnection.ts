@@ -4,6 +4,7 @@
  * session is "ready" once that setup succeeded; callers either get the ready session, wait a short
  * bounded time for one, or get `BusUnavailableError` with the reason the bus is down.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
 import type { Logger } from '../log.js';
@@ -43,8 +44,6 @@ export interface NatsLink {
   onReady(listener: (session: NatsSession) => void): () => void;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Listeners kept in a set and removed when done: a promise raced against a session's loss for

@@ -5,6 +5,7 @@
  * dedupe: several instances hearing the same advisory store it once), removes the job from the
  * work queue, and announces it on `deadLetterSubject(queue)`. `term` goes through the same path.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from '../log.js';
@@ -34,7 +35,6 @@ interface MaxDeliveriesAdvisory {
   deliveries: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** JetStream's answers when the job is gone already (another instance removed it first). */
 const ALREADY_REMOVED = new Set([10037, 10043, 10057]);
 const MAX_ATTEMPTS = 20;

@@ -2,7 +2,7 @@ import { EventStoreDBClient, NO_STREAM } from '@eventstore/db-client';
 import { silentLogger, type Logger } from '../log.js';
 import type { EsdbClient } from './esdbClient.js';
 import { bounded } from './esdbClient.js';
-import { createEsdbReads } from './esdbReads.js';
+import { createEsdbReads, versionOf } from './esdbReads.js';
 import { createScavengeScheduler, scavengeTargetFrom, startScavenge } from './esdbScavenge.js';
 import { subscribeToAllOn, subscribeToStreamOn } from './esdbSubscription.js';
 import {
@@ -46,11 +46,6 @@ export interface EsdbEventStoreOptions {
   scavengeDelayMs?: number | null;
 }
 
-/** The EventStore port on EventStoreDB, plus a readiness probe. */
-export interface EsdbEventStore extends EventStore {
-  health(): Promise<{ healthy: boolean; reason: string | null }>;
-}
-
 /**
  * The event store on EventStoreDB (22.10 or later) through `@eventstore/db-client`. Synchronous:
  * the client connects on first use and reconnects by itself; while the server is away calls fail
@@ -61,7 +56,7 @@ export interface EsdbEventStore extends EventStore {
  * process and within `liveStreamCacheMs` in others, and removed from disk by the scavenge this
  * adapter requests (see esdbScavenge.ts for what an operator must add in a cluster).
  */
-export function createEsdbEventStore(options: EsdbEventStoreOptions): EsdbEventStore {
+export function createEsdbEventStore(options: EsdbEventStoreOptions): EventStore {
   const client = EventStoreDBClient.connectionString(options.connectionString);
   const target = options.scavengeDelayMs === null ? null : scavengeTargetFrom(options.connectionString);
   return createEsdbEventStoreOnClient(client, {
@@ -78,10 +73,7 @@ const PAGE = 500;
 const HEAD_PAGE = 100;
 
 /** The same adapter over any client of the `EsdbClient` shape (tests give it a simulated server). */
-export function createEsdbEventStoreOnClient(
-  client: EsdbClient,
-  options: EsdbAdapterOptions,
-): EsdbEventStore {
+export function createEsdbEventStoreOnClient(client: EsdbClient, options: EsdbAdapterOptions): EventStore {
   const log = options.log ?? silentLogger;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const reads = createEsdbReads(client, timeoutMs);
@@ -107,7 +99,7 @@ export function createEsdbEventStoreOnClient(
   async function checkOnly(stream: string, expected: ExpectedVersion): Promise<AppendResult> {
     const last = await reads.lastEventOf(stream);
     if (last.state === 'deleted') throw new StreamDeletedError(stream);
-    const current = last.state === 'live' ? versionFromRevision(last.event.revision) : 0;
+    const current = versionOf(last);
     if (!expectedVersionHolds(expected, current))
       throw new WrongExpectedVersionError(stream, expected, current);
     return {
@@ -131,9 +123,7 @@ export function createEsdbEventStoreOnClient(
         // Only with `throwOnAppendFailure=false` in the connection string does a conflict resolve
         // (and the client then misreports the current revision): read the actual version.
         if (!result.success) {
-          const last = await reads.lastEventOf(stream);
-          const actual = last.state === 'live' ? versionFromRevision(last.event.revision) : 0;
-          throw new WrongExpectedVersionError(stream, expected, actual);
+          throw new WrongExpectedVersionError(stream, expected, versionOf(await reads.lastEventOf(stream)));
         }
         // Servers always report the position; were one not to, the stream's last event is at or
         // after ours, which is as good for waiting on projections.
@@ -190,7 +180,7 @@ export function createEsdbEventStoreOnClient(
       const [last, metadata] = await Promise.all([reads.lastEventOf(stream), reads.rawMetadataOf(stream)]);
       if (last.state === 'deleted') return { version: 0, deleted: true, metadata: {} };
       return {
-        version: last.state === 'live' ? versionFromRevision(last.event.revision) : 0,
+        version: versionOf(last),
         deleted: false,
         metadata: portMetadataFrom(metadata.raw),
       };

@@ -11,11 +11,17 @@ import {
   readAllFrom,
   revisionFromVersion,
   translateError,
+  versionFromRevision,
 } from './esdbTranslate.js';
 import type { StreamState } from './esdbVisibility.js';
 import type { ReadStreamOptions, RecordedEvent } from './eventStore.js';
 
 export type LastEvent = { state: 'live'; event: EsdbRecordedEvent } | { state: Exclude<StreamState, 'live'> };
+
+/** The port's version of the stream whose last event this is (0 when it is missing or deleted). */
+export function versionOf(last: LastEvent): number {
+  return last.state === 'live' ? versionFromRevision(last.event.revision) : 0;
+}
 
 /**
  * The reads the adapter is made of, each bounded by `timeoutMs` of silence (the client gives reads
@@ -23,13 +29,15 @@ export type LastEvent = { state: 'live'; event: EsdbRecordedEvent } | { state: E
  */
 export function createEsdbReads(client: EsdbClient, timeoutMs: number) {
   const read = <E>(request: () => EsdbRead<E>): Promise<E[]> => collectRead(request(), timeoutMs);
+  const readLast = async (stream: string) =>
+    (
+      await read(() => client.readStream(stream, { fromRevision: END, direction: BACKWARDS, maxCount: 1 }))
+    )[0];
 
   /** A stream's last event, or whether it was deleted (tombstone) or is missing. */
   async function lastEventOf(stream: string): Promise<LastEvent> {
     try {
-      const [last] = await read(() =>
-        client.readStream(stream, { fromRevision: END, direction: BACKWARDS, maxCount: 1 }),
-      );
+      const last = await readLast(stream);
       return last?.event ? { state: 'live', event: last.event } : { state: 'missing' };
     } catch (error) {
       if (isStreamDeleted(error)) return { state: 'deleted' };
@@ -41,9 +49,7 @@ export function createEsdbReads(client: EsdbClient, timeoutMs: number) {
   /** The stream's raw EventStoreDB metadata and the revision of its metadata stream (`$$stream`). */
   async function rawMetadataOf(stream: string): Promise<{ raw: unknown; revision: bigint | null }> {
     try {
-      const [last] = await read(() =>
-        client.readStream(`$$${stream}`, { fromRevision: END, direction: BACKWARDS, maxCount: 1 }),
-      );
+      const last = await readLast(`$$${stream}`);
       return { raw: last?.event?.data, revision: last?.event?.revision ?? null };
     } catch (error) {
       if (isStreamNotFound(error) || isStreamDeleted(error)) return { raw: undefined, revision: null };

@@ -20,6 +20,7 @@ import type {
   SubscribeToStreamOptions,
 } from './eventStore.js';
 import { EventStoreUnavailableError, matchesFilter } from './eventStore.js';
+import { abortableSubscription } from './subscription.js';
 
 /**
  * Batches from a client subscription (an object-mode Readable): whatever is buffered when the
@@ -116,60 +117,44 @@ export interface ResubscribingOptions<Raw, Cursor> {
 export function createResubscribingSubscription<Raw, Cursor>(
   options: ResubscribingOptions<Raw, Cursor>,
 ): EventSubscription {
-  const controller = new AbortController();
-  const onOuterAbort = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  if (options.signal?.aborted) controller.abort();
-  const signal = controller.signal;
   const retryMinMs = options.retryMinMs ?? 200;
   const retryMaxMs = options.retryMaxMs ?? 5_000;
 
-  async function* run(): AsyncGenerator<RecordedEvent[]> {
+  return abortableSubscription(options.signal, async function* (signal) {
     let cursor = options.start;
     let failures = 0;
-    try {
-      while (!signal.aborted) {
-        const source = options.open(cursor);
-        try {
-          for await (const raw of readBatches<Raw>(source, options.maxBatch, signal)) {
-            const step = await options.process(raw, cursor);
-            failures = 0;
-            if (step.events.length > 0) yield step.events;
-            cursor = step.cursor;
-            if (step.done) return;
-          }
-          if (signal.aborted) return;
-          // The server ended a subscription that should run forever: subscribe again.
-        } catch (error) {
-          if (signal.aborted || options.isEnd?.(error)) return;
-          const translated = translateError(error);
-          if (!(translated instanceof EventStoreUnavailableError)) throw translated;
-          failures += 1;
-          if (failures === 1 || failures % 20 === 0) {
-            options.log.warn(
-              { err: translated, failures, subscription: options.description },
-              'event store subscription lost; subscribing again',
-            );
-          }
-        } finally {
-          // A late error from a cancelled call must not reach an 'error' event nobody listens to.
-          source.on('error', () => undefined);
-          source.unsubscribe().catch(() => undefined);
-          source.destroy();
+    while (!signal.aborted) {
+      const source = options.open(cursor);
+      try {
+        for await (const raw of readBatches<Raw>(source, options.maxBatch, signal)) {
+          const step = await options.process(raw, cursor);
+          failures = 0;
+          if (step.events.length > 0) yield step.events;
+          cursor = step.cursor;
+          if (step.done) return;
         }
-        await sleep(Math.min(retryMaxMs, retryMinMs * 2 ** Math.max(0, failures - 1)), signal);
+        if (signal.aborted) return;
+        // The server ended a subscription that should run forever: subscribe again.
+      } catch (error) {
+        if (signal.aborted || options.isEnd?.(error)) return;
+        const translated = translateError(error);
+        if (!(translated instanceof EventStoreUnavailableError)) throw translated;
+        failures += 1;
+        if (failures === 1 || failures % 20 === 0) {
+          options.log.warn(
+            { err: translated, failures, subscription: options.description },
+            'event store subscription lost; subscribing again',
+          );
+        }
+      } finally {
+        // A late error from a cancelled call must not reach an 'error' event nobody listens to.
+        source.on('error', () => undefined);
+        source.unsubscribe().catch(() => undefined);
+        source.destroy();
       }
-    } finally {
-      options.signal?.removeEventListener('abort', onOuterAbort);
-      controller.abort();
+      await sleep(Math.min(retryMaxMs, retryMinMs * 2 ** Math.max(0, failures - 1)), signal);
     }
-  }
-
-  const iterator = run();
-  return {
-    [Symbol.asyncIterator]: () => iterator,
-    close: () => controller.abort(),
-  };
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -7,15 +7,21 @@ import {
   expectedVersionHolds,
   matchesFilter,
 } from './eventStore.js';
-import { createAppendSignal, createPullSubscription, createSubscriptionRegistry } from './subscription.js';
+import {
+  createAppendSignal,
+  createSubscriptionRegistry,
+  pullAllSubscription,
+  pullStreamSubscription,
+} from './subscription.js';
 
 interface StreamRecord {
+  /** The stream's events; their count is its version. */
   events: RecordedEvent[];
-  /** Version of the last event; kept apart from `events.length` so deletion can keep it. */
-  version: number;
   deleted: boolean;
   metadata: Record<string, unknown>;
 }
+
+const newRecord = (): StreamRecord => ({ events: [], deleted: false, metadata: {} });
 
 /** An event store in memory, for fast tests. Same semantics as the durable adapters, no durability. */
 export function createMemoryEventStore(): EventStore {
@@ -44,6 +50,11 @@ export function createMemoryEventStore(): EventStore {
     return low;
   }
 
+  function readForwards(stream: string, fromVersion: number, maxCount: number): RecordedEvent[] {
+    const events = streamOf(stream)?.events ?? [];
+    return clone(events.filter((event) => event.streamVersion >= fromVersion).slice(0, maxCount));
+  }
+
   return {
     async append(stream, events, options = {}): Promise<AppendResult> {
       assertOpen();
@@ -51,25 +62,24 @@ export function createMemoryEventStore(): EventStore {
       await new Promise((resolve) => setImmediate(resolve));
       const record = streamOf(stream);
       if (record?.deleted) throw new StreamDeletedError(stream);
-      const current = record?.version ?? 0;
+      const current = record?.events.length ?? 0;
       const expected = options.expectedVersion ?? 'any';
       if (!expectedVersionHolds(expected, current))
         throw new WrongExpectedVersionError(stream, expected, current);
       if (events.length === 0)
         return { nextExpectedVersion: current, position: record?.events.at(-1)?.position ?? 0 };
-      const target = record ?? { events: [], version: 0, deleted: false, metadata: {} };
+      const target = record ?? newRecord();
       streams.set(stream, target);
       const recordedAt = new Date().toISOString();
       for (const event of events) {
         lastPosition += 1;
-        target.version += 1;
         const recorded: RecordedEvent = {
           id: event.id ?? randomUUID(),
           type: event.type,
           data: clone(event.data),
           metadata: clone(event.metadata),
           streamName: stream,
-          streamVersion: target.version,
+          streamVersion: target.events.length + 1,
           position: lastPosition,
           recordedAt,
         };
@@ -77,7 +87,7 @@ export function createMemoryEventStore(): EventStore {
         log.push(recorded);
       }
       appended.notify();
-      return { nextExpectedVersion: target.version, position: lastPosition };
+      return { nextExpectedVersion: target.events.length, position: lastPosition };
     },
 
     async readStream(stream, options = {}) {
@@ -93,8 +103,7 @@ export function createMemoryEventStore(): EventStore {
             .slice(0, limit),
         );
       }
-      const from = options.fromVersion ?? 1;
-      return clone(events.filter((event) => event.streamVersion >= from).slice(0, limit));
+      return readForwards(stream, options.fromVersion ?? 1, limit);
     },
 
     async readAll(options = {}) {
@@ -114,19 +123,12 @@ export function createMemoryEventStore(): EventStore {
 
     subscribeToAll(options = {}) {
       return subscriptions.track(
-        createPullSubscription<number>(
-          {
-            appended,
-            async next(cursor, max) {
-              const batch = log.slice(indexAfter(cursor), indexAfter(cursor) + max);
-              const last = batch.at(-1);
-              return {
-                events: clone(batch.filter((event) => matchesFilter(event, options.filter))),
-                cursor: last ? last.position : cursor,
-              };
-            },
+        pullAllSubscription(
+          appended,
+          (position, max) => {
+            const from = indexAfter(position);
+            return clone(log.slice(from, from + max));
           },
-          options.fromPosition ?? 0,
           options,
         ),
       );
@@ -134,18 +136,9 @@ export function createMemoryEventStore(): EventStore {
 
     subscribeToStream(stream, options = {}) {
       return subscriptions.track(
-        createPullSubscription<number>(
-          {
-            appended,
-            async next(fromVersion, max) {
-              const events = (streamOf(stream)?.events ?? [])
-                .filter((event) => event.streamVersion >= fromVersion)
-                .slice(0, max);
-              const last = events.at(-1);
-              return { events: clone(events), cursor: last ? last.streamVersion + 1 : fromVersion };
-            },
-          },
-          options.fromVersion ?? 1,
+        pullStreamSubscription(
+          appended,
+          (fromVersion, max) => readForwards(stream, fromVersion, max),
           options,
         ),
       );
@@ -155,7 +148,7 @@ export function createMemoryEventStore(): EventStore {
       assertOpen();
       const record = streamOf(stream);
       return {
-        version: record?.deleted ? 0 : (record?.version ?? 0),
+        version: record?.deleted ? 0 : (record?.events.length ?? 0),
         deleted: record?.deleted ?? false,
         metadata: clone(record?.metadata ?? {}),
       };
@@ -163,15 +156,14 @@ export function createMemoryEventStore(): EventStore {
 
     async setStreamMetadata(stream, metadata) {
       assertOpen();
-      const record = streamOf(stream) ?? { events: [], version: 0, deleted: false, metadata: {} };
+      const record = streamOf(stream) ?? newRecord();
       record.metadata = clone(metadata);
       streams.set(stream, record);
     },
 
     async deleteStream(stream) {
       assertOpen();
-      const record = streamOf(stream) ?? { events: [], version: 0, deleted: false, metadata: {} };
-      streams.set(stream, { events: [], version: record.version, deleted: true, metadata: {} });
+      streams.set(stream, { events: [], deleted: true, metadata: {} });
       log = log.filter((event) => event.streamName !== stream);
     },
 

@@ -19,9 +19,13 @@ import {
   StreamDeletedError,
   WrongExpectedVersionError,
   expectedVersionHolds,
-  matchesFilter,
 } from './eventStore.js';
-import { createAppendSignal, createPullSubscription, createSubscriptionRegistry } from './subscription.js';
+import {
+  createAppendSignal,
+  createSubscriptionRegistry,
+  pullAllSubscription,
+  pullStreamSubscription,
+} from './subscription.js';
 
 export interface SqliteEventStoreOptions {
   /** Database file; created with its folder when missing. `:memory:` for a throw-away store. */
@@ -121,6 +125,18 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
   );
   const selectHead = db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events');
+  const upsertStreamMetadata = db.prepare(
+    'INSERT INTO streams (stream, version, metadata) VALUES (?, 0, ?) ON CONFLICT (stream) DO UPDATE SET metadata = excluded.metadata',
+  );
+  const deleteEvents = db.prepare('DELETE FROM events WHERE stream = ?');
+  const markDeleted = db.prepare(
+    `INSERT INTO streams (stream, version, deleted, metadata) VALUES (?, 0, 1, '{}')
+     ON CONFLICT (stream) DO UPDATE SET deleted = 1, metadata = '{}'`,
+  );
+  const deleteInTransaction = db.transaction((stream: string) => {
+    deleteEvents.run(stream);
+    markDeleted.run(stream);
+  });
   const filteredReads = new Map<string, Database.Statement<unknown[], EventRow>>();
 
   let pending: PendingAppend[] = [];
@@ -286,23 +302,10 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     },
 
     subscribeToAll(subscribeOptions = {}) {
-      const filter = subscribeOptions.filter;
       return subscriptions.track(
-        createPullSubscription<number>(
-          {
-            appended,
-            async next(cursor, max) {
-              // Scan unfiltered and filter here so the cursor moves past events the filter skips.
-              const rows = readAllAfter.all(cursor, max);
-              const last = rows.at(-1);
-              const events = rows.map(toRecorded);
-              return {
-                events: filter ? events.filter((event) => matchesFilter(event, filter)) : events,
-                cursor: last ? last.position : cursor,
-              };
-            },
-          },
-          subscribeOptions.fromPosition ?? 0,
+        pullAllSubscription(
+          appended,
+          (position, max) => readAllAfter.all(position, max).map(toRecorded),
           subscribeOptions,
         ),
       );
@@ -310,16 +313,9 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     subscribeToStream(stream, subscribeOptions = {}) {
       return subscriptions.track(
-        createPullSubscription<number>(
-          {
-            appended,
-            async next(fromVersion, max) {
-              const events = readForwards.all(stream, fromVersion, max).map(toRecorded);
-              const last = events.at(-1);
-              return { events, cursor: last ? last.streamVersion + 1 : fromVersion };
-            },
-          },
-          subscribeOptions.fromVersion ?? 1,
+        pullStreamSubscription(
+          appended,
+          (fromVersion, max) => readForwards.all(stream, fromVersion, max).map(toRecorded),
           subscribeOptions,
         ),
       );
@@ -337,20 +333,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     async setStreamMetadata(stream, metadata) {
       assertOpen();
-      db.prepare(
-        'INSERT INTO streams (stream, version, metadata) VALUES (?, 0, ?) ON CONFLICT (stream) DO UPDATE SET metadata = excluded.metadata',
-      ).run(stream, JSON.stringify(metadata));
+      upsertStreamMetadata.run(stream, JSON.stringify(metadata));
     },
 
     async deleteStream(stream) {
       assertOpen();
-      db.transaction(() => {
-        db.prepare('DELETE FROM events WHERE stream = ?').run(stream);
-        db.prepare(
-          `INSERT INTO streams (stream, version, deleted, metadata) VALUES (?, 0, 1, '{}')
-           ON CONFLICT (stream) DO UPDATE SET deleted = 1, metadata = '{}'`,
-        ).run(stream);
-      }).immediate();
+      deleteInTransaction.immediate(stream);
       // secure_delete zeroed the freed cells and pages, but the WAL still holds older copies of
       // those pages: copy everything back into the database and truncate the WAL to nothing.
       for (let attempt = 0; attempt < 50; attempt += 1) {

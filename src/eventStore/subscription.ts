@@ -1,4 +1,39 @@
-import type { EventSubscription, RecordedEvent } from './eventStore.js';
+import type {
+  EventSubscription,
+  RecordedEvent,
+  SubscribeToAllOptions,
+  SubscribeToStreamOptions,
+} from './eventStore.js';
+import { matchesFilter } from './eventStore.js';
+
+/**
+ * A subscription made of a generator that runs until its signal aborts: aborted by `close()`, by the
+ * caller's `signal` (also one that is aborted already), or when the consumer stops iterating.
+ */
+export function abortableSubscription(
+  outer: AbortSignal | undefined,
+  run: (signal: AbortSignal) => AsyncGenerator<RecordedEvent[]>,
+): EventSubscription {
+  const controller = new AbortController();
+  const onOuterAbort = (): void => controller.abort();
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  if (outer?.aborted) controller.abort();
+
+  async function* guarded(): AsyncGenerator<RecordedEvent[]> {
+    try {
+      yield* run(controller.signal);
+    } finally {
+      outer?.removeEventListener('abort', onOuterAbort);
+      controller.abort();
+    }
+  }
+
+  const iterator = guarded();
+  return {
+    [Symbol.asyncIterator]: () => iterator,
+    close: () => controller.abort(),
+  };
+}
 
 /**
  * A catch-up-then-live subscription built from two things an adapter has: a way to read the next
@@ -6,47 +41,79 @@ import type { EventSubscription, RecordedEvent } from './eventStore.js';
  * catch-up and live — the subscription always reads from the store after its own cursor — so there
  * is no hand-over where an event could be missed or repeated; the signal only says when to look again.
  */
-export interface PullSource<Cursor> {
+interface PullSource<Cursor> {
   /** Reads the next events after `cursor`; returns them with the cursor to continue from. */
   next(cursor: Cursor, maxBatch: number): Promise<{ events: RecordedEvent[]; cursor: Cursor }>;
   appended: AppendSignal;
 }
 
-export function createPullSubscription<Cursor>(
+function createPullSubscription<Cursor>(
   source: PullSource<Cursor>,
   start: Cursor,
   options: { maxBatch?: number | undefined; signal?: AbortSignal | undefined },
 ): EventSubscription {
-  const controller = new AbortController();
-  const onOuterAbort = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const maxBatch = options.maxBatch ?? 500;
-
-  async function* run(): AsyncGenerator<RecordedEvent[]> {
+  return abortableSubscription(options.signal, async function* (signal) {
     let cursor = start;
-    try {
-      while (!controller.signal.aborted) {
-        // Taken before reading: an append that lands while we read bumps it, so we never sleep on it.
-        const seen = source.appended.generation();
-        const { events, cursor: nextCursor } = await source.next(cursor, maxBatch);
-        cursor = nextCursor;
-        if (events.length > 0) {
-          yield events;
-          continue;
-        }
-        await source.appended.wait(seen, controller.signal);
+    while (!signal.aborted) {
+      // Taken before reading: an append that lands while we read bumps it, so we never sleep on it.
+      const seen = source.appended.generation();
+      const { events, cursor: nextCursor } = await source.next(cursor, maxBatch);
+      cursor = nextCursor;
+      if (events.length > 0) {
+        yield events;
+        continue;
       }
-    } finally {
-      options.signal?.removeEventListener('abort', onOuterAbort);
-      controller.abort();
+      await source.appended.wait(seen, signal);
     }
-  }
+  });
+}
 
-  const iterator = run();
-  return {
-    [Symbol.asyncIterator]: () => iterator,
-    close: () => controller.abort(),
-  };
+/**
+ * `subscribeToAll` over a store's read of the events after a position (unfiltered, in position
+ * order): the filter is applied here, so the cursor moves past the events it skips and a quiet
+ * subscription does not scan them again on every wake-up.
+ */
+export function pullAllSubscription(
+  appended: AppendSignal,
+  readAfter: (position: number, maxCount: number) => RecordedEvent[],
+  options: SubscribeToAllOptions,
+): EventSubscription {
+  const filter = options.filter;
+  return createPullSubscription<number>(
+    {
+      appended,
+      async next(cursor, max) {
+        const scanned = readAfter(cursor, max);
+        return {
+          events: filter ? scanned.filter((event) => matchesFilter(event, filter)) : scanned,
+          cursor: scanned.at(-1)?.position ?? cursor,
+        };
+      },
+    },
+    options.fromPosition ?? 0,
+    options,
+  );
+}
+
+/** `subscribeToStream` over a store's read of a stream's events from a version (1-based, inclusive). */
+export function pullStreamSubscription(
+  appended: AppendSignal,
+  readFrom: (version: number, maxCount: number) => RecordedEvent[],
+  options: SubscribeToStreamOptions,
+): EventSubscription {
+  return createPullSubscription<number>(
+    {
+      appended,
+      async next(fromVersion, max) {
+        const events = readFrom(fromVersion, max);
+        const last = events.at(-1);
+        return { events, cursor: last ? last.streamVersion + 1 : fromVersion };
+      },
+    },
+    options.fromVersion ?? 1,
+    options,
+  );
 }
 
 export interface AppendSignal {

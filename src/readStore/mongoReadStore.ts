@@ -3,7 +3,7 @@ import { MongoServerError } from 'mongodb';
 import { silentLogger, type Logger } from '../log.js';
 import { isNotSupported, openMongoConnection } from './mongoConnection.js';
 import { SEARCH_FIELD, decodeDoc, storedPath, toMongoFilter, toMongoSort } from './mongoDocuments.js';
-import { createMongoSearch } from './mongoSearch.js';
+import { createMongoSearch, type Page } from './mongoSearch.js';
 import { createTextFolding, termListPaths, textIndexSpec } from './mongoText.js';
 import { serverProfile } from './mongoProfile.js';
 import { applyOperations, toBulkOperation, type StoredDoc, type StoredSpec } from './mongoWrites.js';
@@ -115,7 +115,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
     maxCandidates: options.maxTextCandidates ?? 20_000,
   });
 
-  const pageOf = (skip: number | undefined, limit: number | undefined) => ({
+  const pageOf = (skip: number | undefined, limit: number | undefined): Page => ({
     skip: Math.max(0, Math.floor(skip ?? 0)),
     // As in SQL: a negative limit means none; 0 (which MongoDB reads as "no limit") means no rows.
     limit: limit === undefined || limit < 0 ? undefined : Math.floor(limit),

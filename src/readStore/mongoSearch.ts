@@ -4,8 +4,9 @@ import type { Logger } from '../log.js';
 import { SEARCH_FIELD, decodeDoc } from './mongoDocuments.js';
 import type { ServerProfile } from './mongoProfile.js';
 import type { StoredDoc, StoredSpec } from './mongoWrites.js';
-import { allTermsClauses, queryTerms, scoreCandidates, scoringProjection } from './mongoText.js';
+import { allTermsClauses, scoreCandidates, scoringProjection } from './mongoText.js';
 import type { Doc, SearchHit } from './readStore.js';
+import { searchTerms } from './readStore.js';
 
 export interface MongoSearchOptions {
   db: Db;
@@ -17,12 +18,18 @@ export interface MongoSearchOptions {
   profile: () => Promise<ServerProfile>;
 }
 
+/** Documents to skip, and how many to return at most (undefined: all). */
+export interface Page {
+  skip: number;
+  limit: number | undefined;
+}
+
 export type MongoSearch = <T extends Doc>(
   name: string,
   spec: StoredSpec,
   text: string,
   filter: Document,
-  page: { skip: number; limit: number | undefined },
+  page: Page,
 ) => Promise<Array<SearchHit<T>>>;
 
 // Not a possible document key: real keys containing `%` are stored escaped.
@@ -45,7 +52,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     fieldCount: number,
     terms: string[],
     filter: Document,
-    page: { skip: number; limit: number | undefined },
+    page: Page,
   ): Promise<Document[]> {
     const query = {
       ...filter,
@@ -69,7 +76,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     termLists: boolean,
     terms: string[],
     filter: Document,
-    page: { skip: number; limit: number | undefined },
+    page: Page,
   ): Promise<Document[]> {
     const collection = db.collection(name);
     // Where every query scans the collection anyway (FerretDB), one pass with whole documents beats
@@ -110,9 +117,10 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     spec: StoredSpec,
     text: string,
     filter: Document,
-    page: { skip: number; limit: number | undefined },
+    page: Page,
   ): Promise<Array<SearchHit<T>>> => {
-    const terms = queryTerms(text, options.fold);
+    // Folded like indexed text.
+    const terms = searchTerms(text, options.fold);
     if (terms.length === 0 || page.limit === 0) return [];
     const fieldCount = spec.textFields.length;
     let rows: Document[] | null = null;

@@ -2,7 +2,6 @@ import type { Document } from 'mongodb';
 import { valueAt } from './filter.js';
 import { SEARCH_FIELD } from './mongoDocuments.js';
 import type { Doc, TextNormalizer } from './readStore.js';
-import { searchTerms } from './readStore.js';
 
 /**
  * What one text field of a document contributes to search. A plain string keeps documents small:
@@ -91,11 +90,6 @@ export function patchSearchData(
     else update.unset.push(path);
   });
   return update;
-}
-
-/** Query terms, folded like indexed text. */
-export function queryTerms(text: string, fold: (text: string) => string): string[] {
-  return searchTerms(text, fold);
 }
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -54,6 +54,19 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
   db.exec(`CREATE TABLE IF NOT EXISTS _collections (name TEXT PRIMARY KEY, spec TEXT NOT NULL) WITHOUT ROWID;
            CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;`);
   const normalize = options.normalizeText ?? ((text: string) => text);
+  const selectLease = db.prepare<[string], { owner: string; expires_at: number }>(
+    'SELECT owner, expires_at FROM _leases WHERE name = ?',
+  );
+  const upsertLease = db.prepare(
+    'INSERT INTO _leases (name, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at',
+  );
+  const deleteLease = db.prepare('DELETE FROM _leases WHERE name = ? AND owner = ?');
+  const takeLease = db.transaction((name: string, owner: string, now: number, ttlMs: number): boolean => {
+    const row = selectLease.get(name);
+    if (row && row.owner !== owner && row.expires_at > now) return false;
+    upsertLease.run(name, owner, now + ttlMs);
+    return true;
+  });
   const collections = new Map<string, CollectionState>();
   const statementCache = new Map<string, Database.Statement>();
   let closed = false;
@@ -73,10 +86,20 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
     if (closed) throw new ReadStoreUnavailableError('read store is closed');
   }
 
+  /** Table names of a collection, and its text fields in the order of the text table's columns. */
+  function stateOf(spec: CollectionSpec): CollectionState {
+    const textFields = spec.textFields ?? [];
+    return {
+      table: `c_${spec.name}`,
+      textTable: textFields.length > 0 ? `t_${spec.name}` : null,
+      textFields,
+    };
+  }
+
   function createCollection(spec: CollectionSpec): CollectionState {
     assertCollectionName(spec.name);
-    const table = `c_${spec.name}`;
-    const textFields = spec.textFields ?? [];
+    const state = stateOf(spec);
+    const { table, textTable, textFields } = state;
     textFields.forEach(assertFieldPath);
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${table} (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)`,
@@ -86,9 +109,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
         `CREATE INDEX IF NOT EXISTS ${table}__${field.replace(/\./g, '__')} ON ${table} (${fieldExpression(field)})`,
       );
     }
-    let textTable: string | null = null;
-    if (textFields.length > 0) {
-      textTable = `t_${spec.name}`;
+    if (textTable) {
       const columns = textFields.map((_, i) => `f${i}`).join(', ');
       db.exec(
         `CREATE VIRTUAL TABLE IF NOT EXISTS ${textTable} USING fts5(${columns}, tokenize='porter unicode61 remove_diacritics 2')`,
@@ -98,7 +119,6 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
     db.prepare(
       'INSERT INTO _collections (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec',
     ).run(spec.name, JSON.stringify(spec));
-    const state = { table, textTable, textFields };
     collections.set(spec.name, state);
     return state;
   }
@@ -106,12 +126,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
   // Collections declared in an earlier run (by this or another process) are known without redeclaring.
   for (const row of db.prepare('SELECT spec FROM _collections').all() as Array<{ spec: string }>) {
     const spec = JSON.parse(row.spec) as CollectionSpec;
-    const textFields = spec.textFields ?? [];
-    collections.set(spec.name, {
-      table: `c_${spec.name}`,
-      textTable: textFields.length > 0 ? `t_${spec.name}` : null,
-      textFields,
-    });
+    collections.set(spec.name, stateOf(spec));
   }
 
   function collection(name: string): CollectionState | null {
@@ -186,11 +201,10 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
           break;
         }
         case 'deleteWhere': {
-          assertFilter(operation.filter);
-          const where = compileFilter(operation.filter);
-          const rows = db
-            .prepare(`SELECT rid FROM ${state.table} WHERE ${where.sql}`)
-            .all(...where.params) as Array<{ rid: number }>;
+          const where = whereClause(operation.filter);
+          const rows = statement(`SELECT rid FROM ${state.table} WHERE ${where.sql}`).all(
+            ...where.params,
+          ) as Array<{ rid: number }>;
           for (const row of rows) remove(state, row.rid);
           break;
         }
@@ -198,9 +212,9 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
     }
   });
 
-  function whereClause(filter: Filter | undefined): { sql: string; params: unknown[] } {
+  function whereClause(filter: Filter | undefined, column?: string): { sql: string; params: unknown[] } {
     if (filter) assertFilter(filter);
-    return compileFilter(filter);
+    return compileFilter(filter, column);
   }
 
   function parse<T>(rows: Array<{ doc: string }>): T[] {
@@ -299,8 +313,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       if (terms.length === 0) return [];
       // Every term quoted (no FTS syntax from users gets through); the last one also as a prefix.
       const match = terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
-      if (searchOptions.filter) assertFilter(searchOptions.filter);
-      const where = compileFilter(searchOptions.filter, 'c.doc');
+      const where = whereClause(searchOptions.filter, 'c.doc');
       const rows = statement(
         `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t JOIN ${state.table} c ON c.rid = t.rowid
          WHERE ${state.textTable} MATCH ? AND ${where.sql}
@@ -319,23 +332,12 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
 
     async acquireLease(name, owner, ttlMs) {
       assertOpen();
-      const now = Date.now();
-      return db
-        .transaction(() => {
-          const row = db.prepare('SELECT owner, expires_at FROM _leases WHERE name = ?').get(name) as
-            { owner: string; expires_at: number } | undefined;
-          if (row && row.owner !== owner && row.expires_at > now) return false;
-          db.prepare(
-            'INSERT INTO _leases (name, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at',
-          ).run(name, owner, now + ttlMs);
-          return true;
-        })
-        .immediate();
+      return takeLease.immediate(name, owner, Date.now(), ttlMs);
     },
 
     async releaseLease(name, owner) {
       assertOpen();
-      db.prepare('DELETE FROM _leases WHERE name = ? AND owner = ?').run(name, owner);
+      deleteLease.run(name, owner);
     },
 
     async health() {

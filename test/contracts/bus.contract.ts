@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Bus, DeadLetter, Delivery, Notification } from '../../src/bus/bus.js';
 import { deadLetterSubject } from '../../src/bus/bus.js';
+import { eventually as eventuallyWithin, sleep } from '../support/eventually.js';
 
 export interface BusFixture {
   bus: Bus;
@@ -10,17 +11,7 @@ export interface BusFixture {
 let queueCounter = 0;
 /** A fresh queue per test, so suites also work against a shared server. */
 const newQueue = (): string => `test_${process.pid}_${Date.now()}_${(queueCounter += 1)}`;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(10);
-  }
-}
+const eventually = <T>(probe: () => T | undefined): Promise<T> => eventuallyWithin(probe, 5_000);
 
 /** The Bus port's semantics; every adapter must pass it unchanged. */
 export function busContract(adapter: string, create: () => Promise<BusFixture>): void {

@@ -17,7 +17,8 @@ let streamCounter = 0;
 const newStream = (prefix = 'test'): string =>
   `${prefix}-${process.pid}-${Date.now()}-${(streamCounter += 1)}`;
 
-async function collect(
+/** Reads batches until `count` events (or `until` holds); the subscription ends with the loop. */
+export async function collect(
   iterable: AsyncIterable<RecordedEvent[]>,
   count: number,
   until?: (events: RecordedEvent[]) => boolean,

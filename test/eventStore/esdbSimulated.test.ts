@@ -3,9 +3,10 @@ import { expect } from 'chai';
 import type { Metadata } from '../../src/domain/shared/index.js';
 import type { EsdbClient } from '../../src/eventStore/esdbClient.js';
 import { createEsdbEventStoreOnClient } from '../../src/eventStore/esdbEventStore.js';
-import type { EventToAppend, RecordedEvent } from '../../src/eventStore/eventStore.js';
+import type { EventToAppend } from '../../src/eventStore/eventStore.js';
 import { EventStoreUnavailableError, StreamDeletedError } from '../../src/eventStore/eventStore.js';
-import { eventStoreContract } from '../contracts/eventStore.contract.js';
+import { collect, eventStoreContract } from '../contracts/eventStore.contract.js';
+import { eventually } from '../support/eventually.js';
 import { expectRejection } from '../support/expectRejection.js';
 import { createSimulatedEsdb } from './esdbSimulatedServer.js';
 
@@ -24,23 +25,6 @@ eventStoreContract('esdb adapter on a simulated EventStoreDB (system events inte
 
 const metadata: Metadata = { now: '2026-11-22T10:00:00.000Z', actorId: 'tester', correlationId: 'corr-1' };
 const event = (type: string, data: Record<string, unknown> = {}): EventToAppend => ({ type, data, metadata });
-
-async function collect(iterable: AsyncIterable<RecordedEvent[]>, count: number): Promise<RecordedEvent[]> {
-  const seen: RecordedEvent[] = [];
-  for await (const batch of iterable) {
-    seen.push(...batch);
-    if (seen.length >= count) break;
-  }
-  return seen;
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('EventStoreDB adapter on a simulated server', () => {
   it('fails fast as unavailable while the server is down, says why, and recovers by itself', async () => {
@@ -173,9 +157,9 @@ describe('EventStoreDB adapter on a simulated server', () => {
     });
     await store.deleteStream('a');
     await store.deleteStream('b');
-    await eventually(async () => scavenges === 1);
+    await eventually(() => (scavenges === 1 ? true : undefined), 2_000);
     const open = [collect(store.subscribeToAll(), 10), collect(store.subscribeToStream('x'), 10)];
-    await eventually(async () => server.openSubscriptions() === 2);
+    await eventually(() => (server.openSubscriptions() === 2 ? true : undefined), 2_000);
     await store.close();
     expect(await Promise.all(open)).to.deep.equal([[], []]);
     expect(server.openSubscriptions()).to.equal(0);

@@ -6,6 +6,7 @@ import { createMongoReadStore, type MongoReadStoreOptions } from '../../src/read
 import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from '../../src/readStore/readStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
+import { sleep } from '../support/eventually.js';
 import { expectRejection } from '../support/expectRejection.js';
 import { startMongo, type MongoHandle } from '../support/ferretDb.js';
 
@@ -17,8 +18,6 @@ const started = await startMongo().then(
 );
 const mongo = started.handle;
 const database = `archivist_test_${process.pid}`;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const started = performance.now();
