@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 
 /**
  * Every setting comes from the environment. `CONFIG_VARIABLES` is the single source for the README
- * table and for validation: a wrong value stops start-up with a message naming the variable.
+ * table and for the defaults `loadConfig` applies; a wrong value stops start-up with a message naming
+ * the variable.
  */
 export interface Config {
   host: string;
@@ -146,14 +147,26 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function text(env: Env, name: string, fallback: string): string {
-  const value = env[name]?.trim();
-  return value ? value : fallback;
+/**
+ * The default `CONFIG_VARIABLES` documents for `name`: what a variable left unset falls back to, so
+ * the README and the code cannot disagree. Only for literal defaults (not "(none)" and the like).
+ */
+function documentedDefault(name: string): string {
+  const fallback = CONFIG_VARIABLES.find((variable) => variable.name === name)?.default;
+  if (fallback === undefined || fallback.startsWith('(')) {
+    throw new Error(`${name} documents no literal default: pass one`);
+  }
+  return fallback;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function text(env: Env, name: string, fallback?: string): string {
+  const value = env[name]?.trim();
+  return value ? value : (fallback ?? documentedDefault(name));
+}
+
+function integer(env: Env, name: string, min: number, max: number, fallback?: number): number {
   const raw = env[name]?.trim();
-  if (!raw) return fallback;
+  if (!raw) return fallback ?? Number(documentedDefault(name));
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
@@ -161,8 +174,9 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function oneOf<T extends string>(env: Env, name: string, options: readonly T[], fallback: T): T {
-  const value = text(env, name, fallback);
+/** Also checks the documented default: a table naming a value the code rejects fails at start-up. */
+function oneOf<T extends string>(env: Env, name: string, options: readonly T[]): T {
+  const value = text(env, name);
   if (!(options as readonly string[]).includes(value)) {
     throw new ConfigError(`${name} must be one of ${options.join(', ')}, got ${JSON.stringify(value)}`);
   }
@@ -183,20 +197,22 @@ function url(env: Env, name: string, required: boolean, because: string): string
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const, 'file');
-  const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const, 'memory');
-  const readStore = oneOf(env, 'READ_STORE', ['embedded', 'mongodb'] as const, 'embedded');
-  const pollMs = env['EVENT_STORE_POLL_MS']?.trim();
+  const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const);
+  const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const);
+  const readStore = oneOf(env, 'READ_STORE', ['embedded', 'mongodb'] as const);
   return {
-    host: text(env, 'HOST', '127.0.0.1'),
-    port: integer(env, 'PORT', 8000, 0, 65_535),
-    dataDir: resolve(text(env, 'DATA_DIR', './data')),
-    logLevel: oneOf(
-      env,
-      'LOG_LEVEL',
-      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    host: text(env, 'HOST'),
+    port: integer(env, 'PORT', 0, 65_535),
+    dataDir: resolve(text(env, 'DATA_DIR')),
+    logLevel: oneOf(env, 'LOG_LEVEL', [
+      'fatal',
+      'error',
+      'warn',
       'info',
-    ),
+      'debug',
+      'trace',
+      'silent',
+    ] as const),
     apiKeys: (env['API_KEYS'] ?? '')
       .split(',')
       .map((key) => key.trim())
@@ -207,21 +223,23 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: url(env, 'NATS_URL', bus === 'nats', 'BUS=nats'),
     readStore,
     mongodbUrl: url(env, 'MONGODB_URL', readStore === 'mongodb', 'READ_STORE=mongodb'),
-    mongodbDatabase: text(env, 'MONGODB_DATABASE', 'archivist'),
-    maxJsonBytes: integer(env, 'MAX_JSON_BYTES', 1_048_576, 1_024, 1_073_741_824),
-    maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 52_428_800, 1_024, 10_737_418_240),
-    readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 2_000, 0, 60_000),
-    taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 10_000, 50, 3_600_000),
-    taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 300_000, 1_000, 86_400_000),
-    eventStorePollMs: pollMs ? integer(env, 'EVENT_STORE_POLL_MS', 100, 1, 60_000) : null,
+    mongodbDatabase: text(env, 'MONGODB_DATABASE'),
+    maxJsonBytes: integer(env, 'MAX_JSON_BYTES', 1_024, 1_073_741_824),
+    maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 1_024, 10_737_418_240),
+    readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 0, 60_000),
+    taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
+    taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 1_000, 86_400_000),
+    eventStorePollMs: env['EVENT_STORE_POLL_MS']?.trim()
+      ? integer(env, 'EVENT_STORE_POLL_MS', 1, 60_000)
+      : null,
     openaiBaseUrl: url(env, 'OPENAI_BASE_URL', false, ''),
     openaiApiKey: env['OPENAI_API_KEY']?.trim() ?? '',
     llmModel: env['LLM_MODEL']?.trim() || null,
     visionModel: env['VISION_MODEL']?.trim() || null,
-    modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 60_000, 100, 600_000),
-    parseWorkers: integer(env, 'PARSE_WORKERS', Math.max(1, Math.min(availableParallelism(), 8)), 1, 64),
-    parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
-    parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 1_024, 128, 65_536),
+    modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 100, 600_000),
+    parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),
+    parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
+    parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
   };
 }
 

@@ -164,7 +164,6 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
     bus,
-    eventStore,
     tasks,
     jobs,
     workerId,

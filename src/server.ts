@@ -11,7 +11,7 @@ export interface RunningServer {
 }
 
 /** Listens with the app; `close` stops taking connections, lets in-flight requests finish, and ends idle ones. */
-export async function listen(app: Koa, runtime: Pick<Runtime, 'config' | 'log'>): Promise<RunningServer> {
+export async function listen(app: Koa, runtime: Pick<Runtime, 'config'>): Promise<RunningServer> {
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

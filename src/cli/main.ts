@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, isEmbedded, loadConfig } from '../config.js';
+import { ConfigError, isEmbedded, loadConfig, type Config } from '../config.js';
 import { DataDirLockedError } from '../dataDirLock.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { rolesFor, runProcess } from '../process.js';
 import { checkAll } from '../health.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
@@ -78,8 +78,8 @@ async function main(): Promise<number> {
 }
 
 async function run(
-  config: ReturnType<typeof loadConfig>,
-  log: ReturnType<typeof createLogger>,
+  config: Config,
+  log: Logger,
   command: 'serve' | 'worker' | 'project',
   rolesOption: string | undefined,
 ): Promise<number> {
@@ -107,10 +107,7 @@ function parseRoles(value: string): Role[] {
 }
 
 /** The tools work beside a running server: they take no lock and touch no queue. */
-async function withTools<T>(
-  config: ReturnType<typeof loadConfig>,
-  use: (tools: Tools) => Promise<T>,
-): Promise<T> {
+async function withTools<T>(config: Config, use: (tools: Tools) => Promise<T>): Promise<T> {
   const tools = openTools(config, createLogger({ level: 'warn' }));
   try {
     await tools.registry.init();
@@ -129,7 +126,7 @@ function positiveInteger(value: string | undefined, name: string): number | unde
 }
 
 async function printEvents(
-  config: ReturnType<typeof loadConfig>,
+  config: Config,
   stream: string | undefined,
   options: { from?: string | undefined; limit?: string | undefined; follow?: boolean | undefined },
 ): Promise<number> {
@@ -158,7 +155,7 @@ async function printEvents(
   });
 }
 
-async function rebuild(config: ReturnType<typeof loadConfig>, name: string | undefined): Promise<number> {
+async function rebuild(config: Config, name: string | undefined): Promise<number> {
   return withTools(config, async (runtime) => {
     const known = runtime.registry.projections.map((projection) => projection.name);
     if (name && !known.includes(name)) {
@@ -184,7 +181,7 @@ async function rebuild(config: ReturnType<typeof loadConfig>, name: string | und
   });
 }
 
-async function stats(config: ReturnType<typeof loadConfig>): Promise<number> {
+async function stats(config: Config): Promise<number> {
   return withTools(config, async (runtime) => {
     const projections = await Promise.all(
       runtime.registry.projections.map(async (projection) => {
@@ -210,7 +207,7 @@ async function stats(config: ReturnType<typeof loadConfig>): Promise<number> {
 }
 
 /** Readiness of the stores without serving anything (no lock: safe beside a running server). */
-async function check(config: ReturnType<typeof loadConfig>): Promise<number> {
+async function check(config: Config): Promise<number> {
   const log = createLogger({ level: 'silent' });
   const components = isEmbedded(config)
     ? await withTools(config, async ({ eventStore, readStore }) =>

@@ -8,11 +8,6 @@ export interface Caller {
 
 export type Clock = () => Date;
 
-export function metadataFor(caller: Caller, clock: Clock, causationId?: string): Metadata {
-  return {
-    now: clock().toISOString(),
-    actorId: caller.actorId,
-    correlationId: caller.correlationId,
-    ...(causationId ? { causationId } : {}),
-  };
+export function metadataFor(caller: Caller, clock: Clock): Metadata {
+  return { now: clock().toISOString(), actorId: caller.actorId, correlationId: caller.correlationId };
 }

@@ -1,30 +1,14 @@
-import type {
-  Doc,
-  FindQuery,
-  Filter,
-  GroupCount,
-  ReadStore,
-  SearchHit,
-  SearchOptions,
-} from '../readStore/readStore.js';
+import type { Doc, FindQuery, ReadStore, SearchOptions } from '../readStore/readStore.js';
 import type { ActiveDoc, ProjectionRegistry } from './registry.js';
 import { physicalCollection } from './registry.js';
 
 /**
- * Queries by logical collection name, answered from the active instance of the owning projection.
- * Active pointers are cached for `refreshMs`; the projection engine of this process pushes changes at
- * once, other processes' switches are seen within `refreshMs`.
+ * The read store's queries, by logical collection name, answered from the active instance of the
+ * owning projection (as if empty while there is none). Active pointers are cached for `refreshMs`;
+ * the projection engine of this process pushes changes at once, other processes' switches are seen
+ * within `refreshMs`.
  */
-export interface ReadModels {
-  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
-  find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<T[]>;
-  count(collection: string, filter?: Filter): Promise<number>;
-  countBy(collection: string, field: string, filter?: Filter): Promise<GroupCount[]>;
-  search<T extends Doc = Doc>(
-    collection: string,
-    text: string,
-    options?: SearchOptions,
-  ): Promise<Array<SearchHit<T>>>;
+export interface ReadModels extends Pick<ReadStore, 'get' | 'find' | 'count' | 'countBy' | 'search'> {
   /** Forget a cached pointer (the engine calls this when it switches an instance). */
   setActive(active: ActiveDoc): void;
 }

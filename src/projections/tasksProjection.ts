@@ -35,10 +35,11 @@ export const tasksProjection: Projection = {
   handles: TASK_EVENT_TYPES,
   collections: [{ name: TASKS, indexes: ['status', 'sequence', 'createdAt', 'lastActivityAt'] }],
   async apply(recorded, view) {
-    const event = recorded as unknown as TaskEvent & { metadata: { now: string } };
+    const event = recorded as unknown as TaskEvent;
     const now = recorded.metadata.now;
     const taskId = event.data.taskId;
-    const base = { version: recorded.streamVersion };
+    // Every task event is a sign of life and a new stream version.
+    const base = { version: recorded.streamVersion, lastActivityAt: now };
     switch (event.type) {
       case 'TaskCreated': {
         const task: TaskView = {
@@ -68,7 +69,6 @@ export const tasksProjection: Projection = {
           status: 'running',
           attempt: event.data.attempt,
           startedAt: now,
-          lastActivityAt: now,
         });
       case 'TaskResumed':
         return view.patch(TASKS, taskId, {
@@ -76,17 +76,15 @@ export const tasksProjection: Projection = {
           status: 'running',
           attempt: event.data.attempt,
           message: `Resumed: ${event.data.reason}`,
-          lastActivityAt: now,
         });
       case 'TaskProgressed':
         return view.patch(TASKS, taskId, {
           ...base,
           progress: event.data.progress,
           message: event.data.message,
-          lastActivityAt: now,
         });
       case 'TaskHeartbeat':
-        return view.patch(TASKS, taskId, { ...base, lastActivityAt: now });
+        return view.patch(TASKS, taskId, base);
       case 'TaskCompleted':
         return view.patch(TASKS, taskId, {
           ...base,
@@ -94,7 +92,6 @@ export const tasksProjection: Projection = {
           progress: 1,
           result: event.data.result,
           completedAt: now,
-          lastActivityAt: now,
         });
       case 'TaskFailed':
         return view.patch(TASKS, taskId, {
@@ -103,7 +100,6 @@ export const tasksProjection: Projection = {
           error: event.data.error,
           failureReason: event.data.reason,
           completedAt: now,
-          lastActivityAt: now,
         });
       case 'TaskCancelled':
         return view.patch(TASKS, taskId, {
@@ -111,7 +107,6 @@ export const tasksProjection: Projection = {
           status: 'cancelled',
           message: event.data.reason ? `Cancelled: ${event.data.reason}` : 'Cancelled',
           completedAt: now,
-          lastActivityAt: now,
         });
     }
   },

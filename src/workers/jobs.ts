@@ -1,3 +1,4 @@
+import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -46,6 +47,17 @@ export function taskQueue(jobType: string): string {
   return `tasks.${jobType}`;
 }
 
+/**
+ * Puts a task's job on its type's work queue. The job id is the task id, so enqueueing it again (after
+ * a crash, or by the watchdog) is deduplicated, and a worker given a finished task just acknowledges it.
+ */
+export function enqueueTask(
+  bus: Bus,
+  task: { taskId: string; jobType: string; correlationId?: string },
+): Promise<void> {
+  return bus.enqueue(taskQueue(task.jobType), { id: task.taskId, payload: { ...task } });
+}
+
 /** Where a cancellation is announced so the attempt running it can stop at once. */
 export function taskCancelledSubject(taskId: string): string {
   return `archivist.task.cancelled.${taskId}`;
@@ -59,7 +71,6 @@ export function createJobRegistry(jobs: readonly JobType[] = []) {
       if (byName.has(job.name)) throw new Error(`job type ${job.name} is registered twice`);
       byName.set(job.name, job);
     },
-    get: (name: string): JobType | undefined => byName.get(name),
     has: (name: string): boolean => byName.has(name),
     all: (): JobType[] => [...byName.values()],
   };

@@ -2,12 +2,13 @@ import type { Bus } from '../bus/bus.js';
 import { deadLetterSubject } from '../bus/bus.js';
 import type { Caller, Clock } from '../commands/context.js';
 import type { TaskCommands } from '../commands/taskCommands.js';
+import type { TaskFailureReason } from '../domain/task/events.js';
 import type { Logger } from '../log.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { TaskView } from '../projections/tasksProjection.js';
 import { TASKS } from '../projections/tasksProjection.js';
 import type { JobRegistry } from './jobs.js';
-import { taskQueue } from './jobs.js';
+import { enqueueTask, taskQueue } from './jobs.js';
 
 export interface TaskWatchdogOptions {
   readModels: ReadModels;
@@ -43,7 +44,7 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
 
   async function failTask(
     task: Pick<TaskView, 'id'>,
-    reason: 'worker_lost' | 'attempts_exhausted' | 'unknown_job_type',
+    reason: Exclude<TaskFailureReason, 'job_error'>,
     error: string,
   ) {
     try {
@@ -55,13 +56,14 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
   }
 
   async function sweep(): Promise<void> {
-    const cutoff = new Date(clock().getTime() - stallTimeoutMs).toISOString();
+    const now = clock().getTime();
+    const cutoff = new Date(now - stallTimeoutMs).toISOString();
     const stalled = await readModels.find<TaskView>(TASKS, {
       filter: { status: 'running', lastActivityAt: { $lt: cutoff } },
       limit: 100,
     });
     for (const task of stalled) {
-      const seconds = Math.round((clock().getTime() - Date.parse(task.lastActivityAt)) / 1000);
+      const seconds = Math.round((now - Date.parse(task.lastActivityAt)) / 1000);
       await failTask(
         task,
         'worker_lost',
@@ -76,16 +78,13 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
     for (const task of pending.filter((candidate) => !jobs.has(candidate.jobType))) {
       await failTask(task, 'unknown_job_type', `no worker knows the job type '${task.jobType}'`);
     }
-    const waitedSince = new Date(clock().getTime() - redispatchAfterMs).toISOString();
+    const waitedSince = new Date(now - redispatchAfterMs).toISOString();
     const waiting = await readModels.find<TaskView>(TASKS, {
       filter: { status: 'pending', createdAt: { $lt: waitedSince } },
       limit: 500,
     });
     for (const task of waiting.filter((candidate) => jobs.has(candidate.jobType))) {
-      await bus.enqueue(taskQueue(task.jobType), {
-        id: task.id,
-        payload: { taskId: task.id, jobType: task.jobType },
-      });
+      await enqueueTask(bus, { taskId: task.id, jobType: task.jobType });
       log.info({ taskId: task.id, waitedSince: task.createdAt }, 'watchdog re-dispatched a pending task');
     }
   }

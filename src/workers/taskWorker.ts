@@ -2,15 +2,12 @@ import type { Bus, Consumer, Delivery } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
 import type { TaskCommands } from '../commands/taskCommands.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
-import { taskStream } from '../domain/task/events.js';
-import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
 import type { JobContext, JobRegistry, JobType } from './jobs.js';
 import { TaskStopped, taskCancelledSubject, taskQueue } from './jobs.js';
 
 export interface TaskWorkerOptions {
   bus: Bus;
-  eventStore: EventStore;
   tasks: TaskCommands;
   jobs: JobRegistry;
   workerId: string;
@@ -42,7 +39,7 @@ function asStop(error: unknown): unknown {
  * so a crash anywhere means redelivery and a resumed (or failed) task, never one stuck in `running`.
  */
 export function createTaskWorker(options: TaskWorkerOptions) {
-  const { bus, eventStore, tasks, jobs, workerId, log } = options;
+  const { bus, tasks, jobs, workerId, log } = options;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const ackWaitMs = options.ackWaitMs ?? Math.max(heartbeatMs * 3, 1_000);
   const consumers: Consumer[] = [];
@@ -78,13 +75,11 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       taskLog.info({ status: begun.state.status }, 'task needs no attempt');
       return;
     }
-    const { attempt } = begun.state;
+    const { attempt, input } = begun.state;
     const resumed = begun.appended.find((event) => event.type === 'TaskResumed');
     const resumeFrom = resumed?.type === 'TaskResumed' ? resumed.data.resumeFrom : 0;
     taskLog.info({ attempt, resumed: Boolean(resumed) }, resumed ? 'task resumed' : 'task started');
 
-    const [created] = await eventStore.readStream(taskStream(taskId), { maxCount: 1 });
-    const input = (created?.data['input'] as Record<string, unknown> | undefined) ?? {};
     const controller = new AbortController();
     const stop = (reason: TaskStopped['reason']): void => {
       if (!controller.signal.aborted) controller.abort(new TaskStopped(reason));

@@ -13,6 +13,7 @@ import { REGISTRY_COLLECTION } from '../../src/projections/registry.js';
 import { createProjectionStack } from '../../src/projections/stack.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { eventually } from '../support/eventually.js';
 import { counterProjection } from './fixtures/counterProjection.js';
 
 const metadata = { now: '2026-11-22T10:00:00.000Z', actorId: 'tester', correlationId: 'c' };
@@ -173,7 +174,8 @@ describe('projection engine', function () {
     ]);
     await core.eventStore.append('s', count('s', 1));
     expect(await core.engine.waitFor(bad, { timeoutMs: 500 })).to.equal(false);
-    const [status] = core.engine.status();
+    // The runner retries from its checkpoint (and fails again): sample its status while it is failed.
+    const status = await eventually(() => core.engine.status().find((s) => s.state === 'failed'), 5_000);
     expect(status).to.include({ state: 'failed', error: 'cannot apply poison', position: good });
     expect(await core.readModels.get('counts', 's')).to.deep.include({ total: 2 });
     await core.close();

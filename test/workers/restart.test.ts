@@ -3,16 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { taskStream } from '../../src/domain/task/events.js';
 import type { RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { eventually } from '../support/testApp.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'runtimeWithJobs.ts');
+/** Every child started, killed after each test (also the ones a failed test left running). */
+const children: ChildProcess[] = [];
 
 function start(dataDir: string, ...args: string[]): { child: ChildProcess; output: Promise<string[]> } {
   const child = spawn(process.execPath, ['--import', 'tsx', fixture, dataDir, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  children.push(child);
   const lines: string[] = [];
   const output = new Promise<string[]>((resolve) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -26,7 +30,7 @@ function start(dataDir: string, ...args: string[]): { child: ChildProcess; outpu
 async function taskEvents(dataDir: string, taskId: string): Promise<RecordedEvent[]> {
   const store = createSqliteEventStore({ path: join(dataDir, 'events.db') });
   try {
-    return await store.readStream(`task-${taskId}`);
+    return await store.readStream(taskStream(taskId));
   } finally {
     await store.close();
   }
@@ -45,10 +49,18 @@ async function killMidTask(dataDir: string, jobType: string): Promise<string> {
   return taskId;
 }
 
+/** Starts the runtime again and waits until the task's last event is `lastType`; returns its events. */
+async function restartUntil(dataDir: string, taskId: string, lastType: string): Promise<RecordedEvent[]> {
+  await start(dataDir).output;
+  return eventually(async () => {
+    const all = await taskEvents(dataDir, taskId);
+    return all.at(-1)?.type === lastType ? all : undefined;
+  }, 20_000);
+}
+
 describe('a worker killed mid-task', function () {
   this.timeout(60_000);
   let dataDir: string;
-  const children: ChildProcess[] = [];
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'archivist-restart-'));
   });
@@ -65,13 +77,7 @@ describe('a worker killed mid-task', function () {
       ...before.filter((e) => e.type === 'TaskProgressed').map((e) => e.data['progress'] as number),
     );
 
-    const second = start(dataDir);
-    children.push(second.child);
-    await second.output;
-    const events = await eventually(async () => {
-      const all = await taskEvents(dataDir, taskId);
-      return all.at(-1)?.type === 'TaskCompleted' ? all : undefined;
-    }, 20_000);
+    const events = await restartUntil(dataDir, taskId, 'TaskCompleted');
     const resumed = events.find((e) => e.type === 'TaskResumed')!;
     expect(resumed.data).to.include({
       attempt: 2,
@@ -90,13 +96,7 @@ describe('a worker killed mid-task', function () {
 
   it('fails a task that cannot resume, with the reason, instead of leaving it running', async () => {
     const taskId = await killMidTask(dataDir, 'fragile');
-    const second = start(dataDir);
-    children.push(second.child);
-    await second.output;
-    const events = await eventually(async () => {
-      const all = await taskEvents(dataDir, taskId);
-      return all.at(-1)?.type === 'TaskFailed' ? all : undefined;
-    }, 20_000);
+    const events = await restartUntil(dataDir, taskId, 'TaskFailed');
     expect(events.at(-1)!.data).to.include({
       reason: 'worker_lost',
       error: 'attempt 1 was interrupted and this job cannot resume',

@@ -33,6 +33,11 @@ describe('task watchdog', () => {
       log: silentLogger,
       stallTimeoutMs: 60_000,
     });
+  /** A sweep's commands are appended when it returns; read the tasks only once they are projected. */
+  const projected = async (): Promise<void> => {
+    const head = await app.runtime.eventStore.headPosition();
+    expect(await app.runtime.projections.waitFor(head)).to.equal(true);
+  };
 
   it('fails a running task whose worker fell silent beyond the stall timeout, saying so', async () => {
     // A task some worker began and then went silent: its last sign of life is its start.
@@ -43,6 +48,7 @@ describe('task watchdog', () => {
     );
     await app.runtime.projections.waitFor(begun.position);
     await watchdogAt(new Date(Date.now() + 30_000)).sweep();
+    await projected();
     expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('running');
     await watchdogAt(new Date(Date.now() + 90_000)).sweep();
     const outcome = await eventually(async () => {
@@ -56,6 +62,7 @@ describe('task watchdog', () => {
     const { taskId, position } = await app.runtime.tasks.create('nobody-runs-this', {}, caller);
     await app.runtime.projections.waitFor(position);
     await watchdogAt(new Date(Date.now() + 10_000)).sweep();
+    await projected();
     expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('pending');
     await watchdogAt(new Date(Date.now() + 61_000)).sweep();
     const task = await eventually(async () => {
@@ -102,7 +109,7 @@ describe('task watchdog', () => {
     await engine.start();
     const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
     const jobs = createJobRegistry([stepsJob]);
-    const worker = createTaskWorker({ bus, eventStore, tasks, jobs, workerId: 'w', log: silentLogger });
+    const worker = createTaskWorker({ bus, tasks, jobs, workerId: 'w', log: silentLogger });
     worker.start();
     const { taskId, position } = await tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
     await engine.waitFor(position);
@@ -132,6 +139,7 @@ describe('task watchdog', () => {
       (await app.http.get(`/api/v1/tasks/${taskId}`)).body.status === 'completed' ? true : undefined,
     );
     await watchdogAt(new Date(Date.now() + 3_600_000)).sweep();
+    await projected();
     expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('completed');
   });
 });

@@ -28,7 +28,3 @@ export class InvalidStateError extends DomainError {
 export class RuleViolationError extends DomainError {
   override readonly name = 'RuleViolationError';
 }
-
-export function isDomainError(error: unknown): error is DomainError {
-  return error instanceof DomainError;
-}

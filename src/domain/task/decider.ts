@@ -7,7 +7,15 @@ export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cance
 
 export type TaskState =
   | { status: 'none' }
-  | { status: TaskStatus; taskId: string; jobType: string; attempt: number; progress: number };
+  | {
+      status: TaskStatus;
+      taskId: string;
+      jobType: string;
+      /** The job's input, as created: what an attempt runs on. */
+      input: Record<string, unknown>;
+      attempt: number;
+      progress: number;
+    };
 
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -145,6 +153,7 @@ function evolve(state: TaskState, event: TaskEvent | Draft): TaskState {
       status: 'pending',
       taskId: event.data.taskId,
       jobType: event.data.jobType,
+      input: event.data.input,
       attempt: 0,
       progress: 0,
     };
