@@ -16,8 +16,15 @@ export function apiKeyAuth(keys: readonly string[]): Middleware {
   return async (ctx, next) => {
     if (accepted.length === 0) return next();
     const presented = ctx.get('x-api-key');
-    if (!presented)
-      throw new HttpError(401, 'missing_api_key', 'This endpoint needs an API key in the X-API-Key header');
+    if (!presented) {
+      throw new HttpError(
+        401,
+        'missing_api_key',
+        'This endpoint needs an API key in the X-API-Key header',
+        [],
+        { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' },
+      );
+    }
     const candidate = digest(presented);
     if (!accepted.some((key) => timingSafeEqual(key, candidate))) {
       throw new HttpError(403, 'invalid_api_key', 'The API key in X-API-Key is not valid');

@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const docs = docsRouter(describe);
 
   app.use(requestContext(deps.log));
-  app.use(errorHandler());
+  app.use(errorHandler(ASSISTANT_ROUTE_PREFIX));
   const routers = [root, docs, retrieval, assistant];
   for (const router of routers) app.use(router.routes());
   app.use(notFound(routers));

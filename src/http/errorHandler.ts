@@ -1,8 +1,6 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { HttpError, toHttpError } from './httpError.js';
 import type { RequestState } from './mountRoutes.js';
-
-export const ASSISTANT_PREFIX = '/api/method/';
 
 /** The Retrieval API's error body. `errors` lists each invalid field of a validation error. */
 function retrievalError(error: HttpError): Record<string, unknown> {
@@ -31,15 +29,13 @@ function assistantError(error: HttpError): Record<string, unknown> {
   };
 }
 
-export function errorBody(ctx: Pick<Context, 'path'>, error: HttpError): Record<string, unknown> {
-  return ctx.path.startsWith(ASSISTANT_PREFIX) ? assistantError(error) : retrievalError(error);
-}
-
 /**
- * Turns every error into the owning API's error shape with a proper status. Errors are logged here,
- * once: 5xx with the stack at error level, client errors at info.
+ * Turns every error into the owning API's error shape (the Assistant API's under `assistantPrefix`,
+ * the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
+ * logged here, once: 5xx with the stack at error level, client errors at info.
  */
-export function errorHandler(): Middleware {
+export function errorHandler(assistantPrefix: string): Middleware {
+  const isAssistantPath = (path: string): boolean => path.startsWith(`${assistantPrefix}/`);
   return async (ctx, next) => {
     try {
       await next();
@@ -53,9 +49,8 @@ export function errorHandler(): Middleware {
       }
       if (ctx.headerSent) return;
       ctx.status = error.status;
-      ctx.body = errorBody(ctx, error);
+      ctx.body = isAssistantPath(ctx.path) ? assistantError(error) : retrievalError(error);
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      if (error.status === 401) ctx.set('WWW-Authenticate', 'ApiKey header="X-API-Key"');
     }
   };
 }

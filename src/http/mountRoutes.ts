@@ -39,16 +39,6 @@ const lenient = addFormats(
 const strictTypes = addFormats(
   new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: true, allErrors: true, strict: false }),
 );
-const compiled = new WeakMap<Schema, ValidateFunction>();
-
-function validator(ajv: Ajv, schema: Schema): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
 
 function issuesOf(
   errors: ErrorObject[] | null | undefined,
@@ -70,20 +60,25 @@ function issuesOf(
   });
 }
 
-function validate(
+/**
+ * Compiles `schema` once, at mount time, into a check that returns the (coerced, defaulted) value
+ * or throws a 422 naming each invalid field. No schema: the value is `{}`.
+ */
+function validator(
   ajv: Ajv,
   schema: Schema | undefined,
-  value: unknown,
   location: ValidationIssue['location'],
-): unknown {
-  if (!schema) return {};
-  const check = validator(ajv, schema);
-  if (check(value)) return value;
-  const issues = issuesOf(check.errors, location);
-  const summary = issues
-    .map((issue) => `${location}${issue.field ? `.${issue.field}` : ''} ${issue.message}`)
-    .join('; ');
-  throw new HttpError(422, 'validation_error', summary, issues);
+): (value: unknown) => unknown {
+  if (!schema) return () => ({});
+  const check: ValidateFunction = ajv.compile(schema);
+  return (value) => {
+    if (check(value)) return value;
+    const issues = issuesOf(check.errors, location);
+    const summary = issues
+      .map((issue) => `${location}${issue.field ? `.${issue.field}` : ''} ${issue.message}`)
+      .join('; ');
+    throw new HttpError(422, 'validation_error', summary, issues);
+  };
 }
 
 /** A plain, mutable copy of the query (ajv coerces and fills defaults in place). */
@@ -109,41 +104,12 @@ function uploadedFiles(ctx: Context): UploadedFile[] {
   );
 }
 
-function bodyParser(route: Route, options: MountOptions): Middleware | null {
-  if (!route.body) return null;
-  if (route.body.contentType === 'application/json') {
-    return koaBody({
-      json: true,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      jsonLimit: options.maxJsonBytes,
-      jsonStrict: true,
-    });
-  }
-  return koaBody({
-    json: false,
-    multipart: true,
-    urlencoded: false,
-    text: false,
-    formidable: {
-      maxFileSize: options.maxUploadBytes,
-      maxTotalFileSize: options.maxUploadBytes,
-      allowEmptyFiles: true,
-      minFileSize: 0,
-    },
-  });
-}
-
-/** Adds each route to the router: auth, body parsing, validation, the handler, the response. */
-export function mountRoutes(router: Router, routes: readonly Route[], options: MountOptions): void {
-  for (const route of routes) {
-    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
-    const middlewares: Middleware[] = [];
-    if (!route.public && options.authenticate) middlewares.push(options.authenticate);
-    const body = route.body;
-    if (body?.contentType === 'application/json') {
-      middlewares.push(async (ctx, next) => {
+/** The content-type check (415) and the parser of a route's body; none for routes without one. */
+function bodyMiddlewares(body: Route['body'], options: MountOptions): Middleware[] {
+  if (!body) return [];
+  if (body.contentType === 'application/json') {
+    return [
+      async (ctx, next) => {
         if (hasBody(ctx) && !ctx.is('application/json')) {
           throw new HttpError(
             415,
@@ -152,39 +118,65 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
           );
         }
         await next();
-      });
-    }
-    if (body?.contentType === 'multipart/form-data') {
-      middlewares.push(async (ctx, next) => {
-        if (!ctx.is('multipart/form-data')) {
-          throw new HttpError(
-            415,
-            'unsupported_media_type',
-            'This endpoint takes a multipart/form-data body',
-          );
-        }
-        await next();
-      });
-    }
-    const parse = bodyParser(route, options);
-    if (parse) middlewares.push(parse);
+      },
+      koaBody({
+        json: true,
+        multipart: false,
+        urlencoded: false,
+        text: false,
+        jsonLimit: options.maxJsonBytes,
+        jsonStrict: true,
+      }),
+    ];
+  }
+  return [
+    async (ctx, next) => {
+      if (!ctx.is('multipart/form-data'))
+        throw new HttpError(415, 'unsupported_media_type', 'This endpoint takes a multipart/form-data body');
+      await next();
+    },
+    koaBody({
+      json: false,
+      multipart: true,
+      urlencoded: false,
+      text: false,
+      formidable: {
+        maxFileSize: options.maxUploadBytes,
+        maxTotalFileSize: options.maxUploadBytes,
+        allowEmptyFiles: true,
+        minFileSize: 0,
+      },
+    }),
+  ];
+}
+
+/** Adds each route to the router: auth, body parsing, validation, the handler, the response. */
+export function mountRoutes(router: Router, routes: readonly Route[], options: MountOptions): void {
+  for (const route of routes) {
+    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
+    const body = route.body;
+    const checkParams = validator(lenient, route.params, 'path');
+    const checkQuery = validator(lenient, route.query, 'query');
+    const checkBody = validator(
+      body?.contentType === 'application/json' ? strictTypes : lenient,
+      body?.schema,
+      'body',
+    );
+    const middlewares: Middleware[] = [];
+    if (!route.public && options.authenticate) middlewares.push(options.authenticate);
+    middlewares.push(...bodyMiddlewares(body, options));
 
     middlewares.push(async (ctx) => {
       const state = ctx.state as RequestState;
       const files = uploadedFiles(ctx);
       try {
-        const params = validate(lenient, route.params, { ...ctx.params }, 'path');
-        const query = validate(lenient, route.query, plainQuery(ctx), 'query');
+        const params = checkParams({ ...ctx.params });
+        const query = checkQuery(plainQuery(ctx));
         let parsedBody: unknown = {};
         if (body?.contentType === 'application/json') {
-          parsedBody = validate(strictTypes, body.schema, ctx.request.body ?? {}, 'body');
+          parsedBody = checkBody(ctx.request.body ?? {});
         } else if (body?.contentType === 'multipart/form-data') {
-          parsedBody = validate(
-            lenient,
-            body.schema,
-            { ...(ctx.request.body as Record<string, unknown> | undefined) },
-            'body',
-          );
+          parsedBody = checkBody({ ...(ctx.request.body as Record<string, unknown> | undefined) });
           for (const [field, spec] of Object.entries(body.files)) {
             const count = files.filter((file) => file.field === field).length;
             if (spec.required && count === 0) {

@@ -52,7 +52,8 @@ export interface RouteResponse {
   headers?: Record<string, string>;
 }
 
-export interface Route {
+/** What every route declares besides its schemas and handler. */
+interface RouteInfo {
   method: HttpMethod;
   /** OpenAPI path template relative to the API's prefix, e.g. `/tasks/{task_id}`. */
   path: string;
@@ -62,10 +63,13 @@ export interface Route {
   tags: readonly string[];
   /** Public routes need no credentials. */
   public?: boolean;
+  responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+export interface Route extends RouteInfo {
   query?: Schema;
   params?: Schema;
   body?: JsonBody<Schema> | MultipartBody<Schema>;
-  responses: Readonly<Record<number, ResponseSpec>>;
   /** Returns the response, or nothing when it wrote to `koa` itself (streams). */
   handle(request: RouteRequest<unknown, unknown, unknown>): Promise<RouteResponse | void>;
 }
@@ -78,19 +82,13 @@ export function defineRoute<
   const Q extends Schema = never,
   const P extends Schema = never,
   const B extends Schema = never,
->(route: {
-  method: HttpMethod;
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: readonly string[];
-  public?: boolean;
-  query?: Q;
-  params?: P;
-  body?: JsonBody<B> | MultipartBody<B>;
-  responses: Readonly<Record<number, ResponseSpec>>;
-  handle(request: RouteRequest<Infer<Q>, Infer<P>, Infer<B>>): Promise<RouteResponse | void>;
-}): Route {
+>(
+  route: RouteInfo & {
+    query?: Q;
+    params?: P;
+    body?: JsonBody<B> | MultipartBody<B>;
+    handle(request: RouteRequest<Infer<Q>, Infer<P>, Infer<B>>): Promise<RouteResponse | void>;
+  },
+): Route {
   return route as unknown as Route;
 }

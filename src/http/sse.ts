@@ -6,13 +6,11 @@ export interface SseStream {
   send(event: { data: unknown; event?: string; id?: string | number }): void;
   /** Ends the stream. */
   close(): void;
-  /** Aborts when the client disconnects. */
-  signal: AbortSignal;
 }
 
 /**
  * Switches the response to Server-Sent Events. A comment line every `keepAliveMs` keeps proxies
- * from closing an idle stream; writing stops when the client has gone.
+ * from closing an idle stream; the stream ends when `signal` aborts (the client has gone).
  */
 export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000): SseStream {
   const stream = new PassThrough();
@@ -44,6 +42,5 @@ export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000)
       stream.write(frame);
     },
     close,
-    signal,
   };
 }

@@ -19,11 +19,11 @@ describe('tasks API', () => {
   }
   const getTask = async (id: string) =>
     (await app.http.get(`/api/v1/tasks/${id}`).expect(200)).body as Record<string, unknown>;
-  const untilStatus = (id: string, status: string) =>
+  const untilStatus = (id: string, status: string, timeoutMs?: number) =>
     eventually(async () => {
       const task = await getTask(id);
       return task['status'] === status ? task : undefined;
-    });
+    }, timeoutMs);
 
   describe('running tasks', () => {
     it('runs a task to completion, recording progress and result', async () => {
@@ -68,10 +68,7 @@ describe('tasks API', () => {
 
     it('fails a task that runs past its time limit', async () => {
       const id = await create('wait');
-      const failed = await eventually(async () => {
-        const task = await getTask(id);
-        return task['status'] === 'failed' ? task : undefined;
-      }, 6_000);
+      const failed = await untilStatus(id, 'failed', 6_000);
       expect(failed['error']).to.equal('timed out after 2000 ms');
     });
 

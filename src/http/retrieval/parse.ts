@@ -7,6 +7,8 @@ import type {
   SectionsResult,
 } from '../../parsing/job.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits, type ParseOptions } from '../../parsing/context.js';
+import { extensionOf } from '../../parsing/detect/detectFormat.js';
+import { ParseError } from '../../parsing/errors.js';
 import { FORMATS, INCREMENTAL_FORMATS } from '../../parsing/formats.js';
 import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
 import type { ParsePool } from '../../parsing/worker/parsePool.js';
@@ -73,6 +75,18 @@ export function parseRoutes(deps: ParseRouteDeps) {
       options,
       cleaning: { removeUrls: fields.remove_urls, normalizeArabic: fields.normalize_arabic },
       limits,
+    };
+  }
+
+  /** Parse options from the form; /parse names the image-description flag differently from the others. */
+  function parseOptions(
+    fields: { enable_ocr: boolean; table_mode: ParseOptions['tableMode'] },
+    describeImages: boolean,
+  ): ParseOptions {
+    return {
+      enableOcr: fields.enable_ocr,
+      enableImageDescription: describeImages,
+      tableMode: fields.table_mode,
     };
   }
 
@@ -207,15 +221,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       async handle({ body, files, signal }) {
         const job: ParseJob = {
           kind: 'parse',
-          ...(await jobInput(
-            files,
-            {
-              enableOcr: body.enable_ocr,
-              enableImageDescription: body.enable_image_description,
-              tableMode: body.table_mode,
-            },
-            body,
-          )),
+          ...(await jobInput(files, parseOptions(body, body.enable_image_description), body)),
           includeTables: body.include_tables,
           includeImages: body.include_images,
           summarize: body.summarize_llm_ready,
@@ -243,15 +249,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
         const chunking = chunkSizesFrom(body, body.chunking_mode);
         const job: ParseJob = {
           kind: 'sections',
-          ...(await jobInput(
-            files,
-            {
-              enableOcr: body.enable_ocr,
-              enableImageDescription: body.enable_picture_description,
-              tableMode: body.table_mode,
-            },
-            body,
-          )),
+          ...(await jobInput(files, parseOptions(body, body.enable_picture_description), body)),
           chunking,
           includeFullText: body.include_full_text,
         };
@@ -276,15 +274,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
         const { body, files } = request;
         const job: ParseJob = {
           kind: 'stream',
-          ...(await jobInput(
-            files,
-            {
-              enableOcr: body.enable_ocr,
-              enableImageDescription: body.enable_picture_description,
-              tableMode: body.table_mode,
-            },
-            body,
-          )),
+          ...(await jobInput(files, parseOptions(body, body.enable_picture_description), body)),
           chunking: { mode: 'auto', targetWords: 500, maxWords: 1500 },
         };
         await stream(request, job, 'section');
@@ -307,11 +297,11 @@ export function parseRoutes(deps: ParseRouteDeps) {
       async handle(request) {
         const { body, files } = request;
         const chunking = chunkSizesFrom(body, 'auto');
-        const name = files.find((file) => file.field === 'file')?.fileName ?? '';
-        const extension = /\.[^.]+$/.exec(name.toLowerCase())?.[0];
+        // The job checks the detected format too, but only once streaming, as an `error` event:
+        // a name that says the format is wrong is refused here, with a status.
+        const extension = extensionOf(files.find((file) => file.field === 'file')?.fileName ?? '');
         if (extension && !(INCREMENTAL_FORMATS as readonly string[]).includes(extension)) {
-          throw new HttpError(
-            415,
+          throw new ParseError(
             'unsupported_format',
             `Incremental parsing takes ${INCREMENTAL_FORMATS.join(' ')}; got ${extension}`,
           );

@@ -14,7 +14,7 @@ export function metadataResource(metadata: DocumentMetadata): Record<string, unk
   };
 }
 
-export function tableResource(table: Table): Record<string, unknown> {
+function tableResource(table: Table): Record<string, unknown> {
   return {
     index: table.index,
     page_number: table.pageNumber,
@@ -25,7 +25,7 @@ export function tableResource(table: Table): Record<string, unknown> {
   };
 }
 
-export function imageResource(image: Image): Record<string, unknown> {
+function imageResource(image: Image): Record<string, unknown> {
   return { index: image.index, page_number: image.pageNumber, description: image.description };
 }
 

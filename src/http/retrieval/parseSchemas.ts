@@ -2,22 +2,22 @@ import { errorSchema } from './schemas.js';
 
 /** JSON schemas of the /parse* endpoints: form fields, and the responses published in OpenAPI. */
 
-export const flag = (defaultValue: boolean, description: string) =>
+const flag = (defaultValue: boolean, description: string) =>
   ({ type: 'boolean', default: defaultValue, description }) as const;
-export const cleaningFields = {
+const cleaningFields = {
   remove_urls: flag(true, 'Remove URLs from the text'),
   normalize_arabic: flag(
     true,
     'Normalise Arabic character variants in the text (tatweel, presentation forms)',
   ),
 } as const;
-export const tableMode = {
+const tableMode = {
   type: 'string',
   enum: ['accurate', 'fast'],
   default: 'fast',
   description: '`accurate` also reads drawn table borders (PDF); `fast` uses text alignment only',
 } as const;
-export const chunkSizes = {
+const chunkSizes = {
   target_chunk_words: {
     type: 'integer',
     minimum: 1,
@@ -108,7 +108,7 @@ const warnings = {
   description: 'Problems that did not stop parsing',
 } as const;
 
-export const chunkSchema = {
+const chunkSchema = {
   type: 'object',
   required: [
     'chunk_id',
@@ -149,7 +149,7 @@ export const chunkSchema = {
   },
 } as const;
 
-export const statsSchema = {
+const statsSchema = {
   type: 'object',
   required: [
     'strategy_used',

@@ -1,5 +1,5 @@
-import type { Caller } from '../../commands/context.js';
 import type { TaskCommands } from '../../commands/taskCommands.js';
+import { isFinished } from '../../domain/task/decider.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../../domain/task/events.js';
 import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
 import type { ProjectionEngine } from '../../projections/engine.js';
@@ -21,7 +21,7 @@ export interface TaskRouteDeps {
 
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 
-export const taskSchema = {
+const taskSchema = {
   type: 'object',
   required: ['task_id', 'status', 'progress', 'result', 'error', 'created_at', 'started_at', 'completed_at'],
   properties: {
@@ -42,7 +42,7 @@ export const taskSchema = {
   },
 } as const;
 
-export function toTaskResource(task: TaskView): Record<string, unknown> {
+function toTaskResource(task: TaskView): Record<string, unknown> {
   return {
     task_id: task.id,
     status: task.status,
@@ -87,16 +87,6 @@ export function taskRoutes(deps: TaskRouteDeps) {
     const task = await deps.readModels.get<TaskView>(TASKS, taskId);
     if (!task) throw new HttpError(404, 'task_not_found', `Task ${taskId} does not exist`);
     return task;
-  }
-
-  async function cancel(taskId: string, caller: Caller) {
-    await findTask(taskId);
-    const outcome = await deps.tasks.cancel({ taskId, reason: null }, caller);
-    await deps.projections.waitFor(outcome.position, {
-      projections: ['tasks'],
-      timeoutMs: deps.readYourWritesTimeoutMs,
-    });
-    return outcome;
   }
 
   return [
@@ -184,7 +174,12 @@ export function taskRoutes(deps: TaskRouteDeps) {
         ...errorResponses,
       },
       async handle({ params, caller }) {
-        const outcome = await cancel(params.task_id, caller);
+        // The decider answers an unknown task with task_not_found (404) from the task's own stream.
+        const outcome = await deps.tasks.cancel({ taskId: params.task_id, reason: null }, caller);
+        await deps.projections.waitFor(outcome.position, {
+          projections: ['tasks'],
+          timeoutMs: deps.readYourWritesTimeoutMs,
+        });
         const message = outcome.appended.length > 0 ? 'Task cancelled' : 'Task was already cancelled';
         return { body: { task_id: params.task_id, status: 'cancelled', message } };
       },
@@ -213,8 +208,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         const lastEventId = Number.parseInt(koa.get('last-event-id'), 10);
         const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0;
         const stream = taskStream(params.task_id);
-        const finished = ['completed', 'failed', 'cancelled'].includes(task.status);
-        if (finished && after >= (await deps.eventStore.streamInfo(stream)).version) {
+        if (isFinished(task.status) && after >= (await deps.eventStore.streamInfo(stream)).version) {
           return { status: 204, body: null };
         }
         const sse = openSse(koa, signal);
