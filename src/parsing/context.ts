@@ -63,7 +63,13 @@ export interface OcrEngine {
   close(): Promise<void>;
 }
 
-export type OcrLanguage = 'eng' | 'ara';
+/**
+ * Every language Archivist reads by OCR (npm packages `@tesseract.js-data/<code>` ship the models).
+ * Images and scanned pages are read in all of them: the set is small and a page may mix them.
+ */
+export const OCR_LANGUAGES = ['eng', 'ara'] as const;
+
+export type OcrLanguage = (typeof OCR_LANGUAGES)[number];
 
 export interface ImageToDescribe {
   data: Uint8Array;

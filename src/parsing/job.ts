@@ -5,7 +5,7 @@ import { createIncrementalChunker } from './chunk/incremental.js';
 import { cleanBlocks, cleanDocument, type CleanOptions } from './clean/cleanDocument.js';
 import { detectDocumentLanguage } from './clean/language.js';
 import type { Describer, OcrEngine, ParseContext, ParseLimits, ParseOptions } from './context.js';
-import { describeImages } from './describe/describeImages.js';
+import { describeBlocks, describeImages } from './describe/describeImages.js';
 import { detectFormat } from './detect/detectFormat.js';
 import { ParseError } from './errors.js';
 import { FORMATS, INCREMENTAL_FORMATS } from './formats.js';
@@ -104,16 +104,7 @@ export async function parseDocument(
 }
 
 function prose(document: ParsedDocument): string {
-  return renderFullText(
-    {
-      ...document,
-      blocks: document.blocks.filter((block) => block.type !== 'table' && block.type !== 'image'),
-    },
-    {
-      includeTables: false,
-      includeImages: false,
-    },
-  );
+  return renderFullText(document, { includeTables: false, includeImages: false });
 }
 
 /**
@@ -201,7 +192,10 @@ async function* runIncremental(
       yield { type: 'metadata', format, metadata: item.metadata, totalPages: item.totalPages };
       continue;
     }
-    const blocks = await describeBlocks(item.blocks, item.page.number, ctx);
+    // Pages without images skip the describing stage.
+    const blocks = item.blocks.some((block) => block.type === 'image')
+      ? (await describeBlocks(item.blocks, ctx)).blocks
+      : item.blocks;
     yield { type: 'progress', page: item.page.number, totalPages: item.totalPages, pageInfo: item.page };
     for (const chunk of chunker.push(cleanBlocks(blocks, job.cleaning))) yield { type: 'chunk', chunk };
   }
@@ -231,23 +225,13 @@ async function* wholeDocumentPages(
   const document = await parse(job.bytes, ctx);
   const language = detectDocumentLanguage(document);
   yield { type: 'metadata', metadata: { ...document.metadata, language }, totalPages: document.pages.length };
-  for (const page of document.pages) {
-    yield {
-      type: 'page',
-      page,
-      blocks: document.blocks.filter((block) => block.page === page.number),
-      totalPages: document.pages.length,
-    };
+  const byPage = new Map<number, Block[]>();
+  for (const block of document.blocks) {
+    const list = byPage.get(block.page);
+    if (list) list.push(block);
+    else byPage.set(block.page, [block]);
   }
-}
-
-async function describeBlocks(blocks: Block[], pageNumber: number, ctx: ParseContext): Promise<Block[]> {
-  if (!blocks.some((block) => block.type === 'image')) return blocks;
-  const page: Page = { number: pageNumber, hasTextLayer: true, ocr: 'not_needed', note: null };
-  const metadata: DocumentMetadata = { title: '', author: null, numPages: 1, language: null, extra: {} };
-  const described = await describeImages(
-    { format: '.pdf', sourceFile: ctx.fileName, metadata, pages: [page], blocks, warnings: [] },
-    ctx,
-  );
-  return described.blocks;
+  for (const page of document.pages) {
+    yield { type: 'page', page, blocks: byPage.get(page.number) ?? [], totalPages: document.pages.length };
+  }
 }

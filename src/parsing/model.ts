@@ -86,8 +86,6 @@ export type Block =
   | { type: 'table'; table: Table; page: number }
   | { type: 'image'; image: Image; page: number };
 
-export type BlockType = Block['type'];
-
 export type OcrState =
   /** The page had a text layer; OCR was not needed. */
   | 'not_needed'
@@ -121,6 +119,16 @@ export interface ParsedDocument {
 export type ParseProgress =
   | { type: 'metadata'; metadata: DocumentMetadata; totalPages: number }
   | { type: 'page'; page: Page; blocks: Block[]; totalPages: number; warnings?: string[] };
+
+/** Gives tables and images their 0-based `index` in reading order, once all blocks are known. */
+export function numberBlocks(blocks: Block[]): void {
+  let tableIndex = 0;
+  let imageIndex = 0;
+  for (const block of blocks) {
+    if (block.type === 'table') block.table.index = tableIndex++;
+    else if (block.type === 'image') block.image.index = imageIndex++;
+  }
+}
 
 export function tables(document: ParsedDocument): Table[] {
   return document.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));

@@ -1,9 +1,8 @@
-import type { ParseContext } from '../context.js';
+import type { ImageToDescribe, ParseContext } from '../context.js';
 import { isParseError } from '../errors.js';
 import type { Block, Image, ParsedDocument } from '../model.js';
 import { mapLimit } from '../image/mapLimit.js';
 import { abortError, throwIfAborted } from '../abort.js';
-import type { ImageWithOcrText } from './localDescriber.js';
 
 /** Images described at once: a vision endpoint or the OCR pool (about two workers) does the work. */
 const CONCURRENCY = 2;
@@ -23,17 +22,28 @@ const CAPTION_MAX_CHARS = 300;
  * minimal line, not a failed document; an abort of `ctx.signal` stops the stage with its `ParseError`.
  */
 export async function describeImages(document: ParsedDocument, ctx: ParseContext): Promise<ParsedDocument> {
+  const { blocks, warnings } = await describeBlocks(document.blocks, ctx);
+  return { ...document, blocks, warnings: [...document.warnings, ...warnings] };
+}
+
+/**
+ * The describing stage on a run of blocks (a whole document, or one page of an incremental parse):
+ * the blocks with their images described, and the warnings of the images that could not be.
+ */
+export async function describeBlocks(
+  blocks: readonly Block[],
+  ctx: ParseContext,
+): Promise<{ blocks: Block[]; warnings: string[] }> {
   throwIfAborted(ctx.signal);
-  const positions = document.blocks.flatMap((block, position) => (block.type === 'image' ? [position] : []));
+  const positions = blocks.flatMap((block, position) => (block.type === 'image' ? [position] : []));
   const described = await mapLimit(positions, CONCURRENCY, async (position) => {
-    const block = document.blocks[position] as Extract<Block, { type: 'image' }>;
-    const outcome = await describeOne(block.image, contextOf(document.blocks, position), ctx);
+    const block = blocks[position] as Extract<Block, { type: 'image' }>;
+    const outcome = await describeOne(block.image, contextOf(blocks, position), ctx);
     return { position, block: { ...block, image: outcome.image }, warning: outcome.warning };
   });
-  const blocks = [...document.blocks];
-  for (const { position, block } of described) blocks[position] = block;
-  const warnings = described.flatMap(({ warning }) => (warning ? [warning] : []));
-  return { ...document, blocks, warnings: [...document.warnings, ...warnings] };
+  const out = [...blocks];
+  for (const { position, block } of described) out[position] = block;
+  return { blocks: out, warnings: described.flatMap(({ warning }) => (warning ? [warning] : [])) };
 }
 
 async function describeOne(
@@ -46,7 +56,7 @@ async function describeOne(
     return { image: { ...done, description: image.description || factualLine(image) }, warning: null };
   }
   throwIfAborted(ctx.signal);
-  const input: ImageWithOcrText = {
+  const input: ImageToDescribe = {
     data: image.data,
     format: image.format,
     width: image.width,

@@ -1,7 +1,14 @@
-import type { Describer, ImageDescription, ImageToDescribe, OcrEngine, OcrLanguage } from '../context.js';
+import {
+  OCR_LANGUAGES,
+  type Describer,
+  type ImageDescription,
+  type ImageToDescribe,
+  type OcrEngine,
+} from '../context.js';
 import { isParseError } from '../errors.js';
 import type { ImageKind } from '../model.js';
 import { abortError, throwIfAborted } from '../abort.js';
+import { countWords } from '../ocr/ocrPasses.js';
 import { measureImage, type ImageMeasures } from './imageMeasures.js';
 
 export interface LocalDescriberOptions {
@@ -10,13 +17,6 @@ export interface LocalDescriberOptions {
   excerptChars?: number;
 }
 
-/**
- * An image as the describing stage hands it over: the port's fields plus, when the parser already
- * ran OCR on it, that text (then it is not read a second time).
- */
-export type ImageWithOcrText = ImageToDescribe & { ocrText?: string | null };
-
-const LANGUAGES: readonly OcrLanguage[] = ['eng', 'ara'];
 /** Confidence assumed for text the parser already read (the engine gave it without a score). */
 const SUPPLIED_TEXT_CONFIDENCE = 70;
 
@@ -54,7 +54,7 @@ export const CLASSIFICATION = {
 export function createLocalDescriber(options: LocalDescriberOptions): Describer {
   const excerptChars = options.excerptChars ?? 300;
   return {
-    async describe(image: ImageWithOcrText, signal: AbortSignal): Promise<ImageDescription> {
+    async describe(image: ImageToDescribe, signal: AbortSignal): Promise<ImageDescription> {
       throwIfAborted(signal);
       const measures = await measureImage(image.data);
       throwIfAborted(signal);
@@ -77,12 +77,13 @@ interface Reading {
   confidence: number;
 }
 
-async function readText(image: ImageWithOcrText, ocr: OcrEngine, signal: AbortSignal): Promise<Reading> {
+/** The text the parser already read (`image.ocrText`, then not read a second time), else OCR's. */
+async function readText(image: ImageToDescribe, ocr: OcrEngine, signal: AbortSignal): Promise<Reading> {
   if (typeof image.ocrText === 'string') {
     return { text: image.ocrText, words: countWords(image.ocrText), confidence: SUPPLIED_TEXT_CONFIDENCE };
   }
   try {
-    const result = await ocr.recognize(image.data, { languages: LANGUAGES, signal });
+    const result = await ocr.recognize(image.data, { languages: OCR_LANGUAGES, signal });
     return { text: result.text, words: countWords(result.text), confidence: result.confidence };
   } catch (error) {
     // The measures alone still make a description (also when OCR hit its own time limit); only the
@@ -145,8 +146,4 @@ export function excerpt(text: string, limit: number): string {
   const cut = flat.slice(0, limit);
   const space = cut.lastIndexOf(' ');
   return `${(space > limit * 0.6 ? cut.slice(0, space) : cut).trimEnd()} …`;
-}
-
-function countWords(text: string): number {
-  return text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 }

@@ -1,7 +1,15 @@
 import { extname } from 'node:path';
-import type { OcrLanguage, ParseContext } from '../context.js';
+import { OCR_LANGUAGES, type ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
-import type { Block, Extension, Image, Page, ParsedDocument } from '../model.js';
+import { titleFromFileName } from '../fileName.js';
+import {
+  numberBlocks,
+  type Block,
+  type Extension,
+  type Image,
+  type Page,
+  type ParsedDocument,
+} from '../model.js';
 import { isStop, throwIfAborted } from '../abort.js';
 import {
   imageFailure,
@@ -12,11 +20,9 @@ import {
   type ImageInfo,
 } from './imageInput.js';
 import { mapLimit } from './mapLimit.js';
-import { ocrParagraphs } from './ocrParagraphs.js';
+import { ocrAppliedPage, ocrFailure, ocrParagraphs } from './ocrParagraphs.js';
 import { foreignType } from './foreignType.js';
 
-/** Images are always read in both languages: the model set is small and a page may mix them. */
-const OCR_LANGUAGES: readonly OcrLanguage[] = ['eng', 'ara'];
 /** Long side of the copy kept for describing (vision models downscale further anyway). */
 export const DESCRIBE_MAX_SIDE = 2000;
 /** Pages of a multi-page TIFF in flight at once: the OCR pool has about as many workers. */
@@ -47,7 +53,7 @@ interface PageResult {
 /**
  * Parses a raster image (.png .jpg .jpeg .tiff .tif .bmp): one page per image (per page of a
  * multi-page TIFF), each with one image block (format, size, PNG copy for the describing stage, OCR
- * text) followed by the OCR text as paragraphs. Images are always OCR'd, in English and Arabic.
+ * text) followed by the OCR text as paragraphs. Images are always OCR'd, in every language of `OCR_LANGUAGES`.
  *
  * Errors: empty input `empty_document`; bytes of another type than the name says `format_mismatch`;
  * undecodable or truncated data `corrupt_document`; a pixel bomb or too many pages `too_large`. An
@@ -84,8 +90,7 @@ export async function parseImage(bytes: Uint8Array, ctx: ParseContext): Promise<
   });
 
   const blocks = results.flatMap((result) => result.blocks);
-  let imageIndex = 0;
-  for (const block of blocks) if (block.type === 'image') block.image.index = imageIndex++;
+  numberBlocks(blocks);
   return {
     format: extension in EXPECTED_FORMAT ? (extension as Extension) : EXTENSION_OF[format],
     sourceFile: ctx.fileName,
@@ -122,13 +127,16 @@ async function readPage(
   let preview: Buffer;
   let ocrInput: Uint8Array;
   try {
+    // One pipeline per page, cloned for each output: a BMP is decoded (by us, in JavaScript) once.
+    const source = openImage(bytes, format, { page: index });
     if (multiPage) {
-      const metadata = await openImage(bytes, format, { page: index }).metadata();
+      const metadata = await source.metadata();
       width = metadata.autoOrient?.width ?? metadata.width;
       height = metadata.autoOrient?.height ?? metadata.height;
     }
     // Decoding the preview also proves the pixel data is whole (a truncated file fails here).
-    preview = await openImage(bytes, format, { page: index })
+    preview = await source
+      .clone()
       .resize({
         width: DESCRIBE_MAX_SIDE,
         height: DESCRIBE_MAX_SIDE,
@@ -139,9 +147,7 @@ async function readPage(
       .toBuffer();
     // The OCR engine takes encoded images and reads only the first page: give it this page alone.
     ocrInput =
-      multiPage || format === 'bmp'
-        ? await openImage(bytes, format, { page: index }).png({ compressionLevel: 1 }).toBuffer()
-        : bytes;
+      multiPage || format === 'bmp' ? await source.clone().png({ compressionLevel: 1 }).toBuffer() : bytes;
   } catch (error) {
     throw imageFailure(format, error);
   }
@@ -165,24 +171,10 @@ async function readPage(
     const paragraphs = ocrParagraphs(result.text, number);
     // '' (not null) records that OCR ran and found nothing, so the describing stage does not rerun it.
     image.ocrText = result.text;
-    return {
-      page: {
-        number,
-        hasTextLayer: false,
-        ocr: 'applied',
-        note: paragraphs.length === 0 ? `OCR found no text on page ${number}` : null,
-      },
-      blocks: [imageBlock, ...paragraphs],
-      warning: null,
-    };
+    return { page: ocrAppliedPage(number, paragraphs), blocks: [imageBlock, ...paragraphs], warning: null };
   } catch (error) {
     if (isStop(error, ctx.signal)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      page: { number, hasTextLayer: false, ocr: 'failed', note: `OCR of page ${number} failed: ${reason}` },
-      blocks: [imageBlock],
-      warning: `OCR of page ${number} failed: ${reason}`,
-    };
+    return { ...ocrFailure(number, error), blocks: [imageBlock] };
   }
 }
 
@@ -211,10 +203,4 @@ function detectFormat(bytes: Uint8Array, extension: string, fileName: string): I
     );
   }
   throw new ParseError('corrupt_document', `${fileName} is not a readable PNG, JPEG, TIFF or BMP image`);
-}
-
-function titleFromFileName(fileName: string): string {
-  const base = fileName.replace(/^.*[\\/]/, '');
-  const extension = extname(base);
-  return (extension ? base.slice(0, -extension.length) : base) || base;
 }

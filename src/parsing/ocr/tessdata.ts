@@ -3,10 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import type { OcrLanguage } from '../context.js';
-
-/** Every language Archivist ships traineddata for (npm packages `@tesseract.js-data/<code>`). */
-export const OCR_LANGUAGES: readonly OcrLanguage[] = ['eng', 'ara'];
+import { OCR_LANGUAGES, type OcrLanguage } from '../context.js';
 
 /**
  * The LSTM "best_int" models: as accurate as "best" at a fraction of the size, and the only variant

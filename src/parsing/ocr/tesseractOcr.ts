@@ -1,18 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
-import type { OcrEngine, OcrLanguage, OcrResult } from '../context.js';
+import { OCR_LANGUAGES, type OcrEngine, type OcrLanguage, type OcrResult } from '../context.js';
 import { ParseError } from '../errors.js';
 import { abortError, throwIfAborted } from '../abort.js';
 import { prepareOcrImage } from './ocrInput.js';
 import { PSM_BY_MODE, recognizeBest, type PageSegMode } from './ocrPasses.js';
-import { ensureTessdataDir, OCR_LANGUAGES } from './tessdata.js';
+import { ensureTessdataDir } from './tessdata.js';
 import { createPool, type Lease, type PoolStats } from './workerPool.js';
 
 export interface TesseractOcrOptions {
   /** Worker threads at most (each holds its own models, ~110 MB RSS). Default: CPU cores, at most 8. */
   workers?: number;
-  /** Languages a new worker loads, in priority order. Default `['eng', 'ara']`. */
+  /** Languages a new worker loads, in priority order. Default: all of `OCR_LANGUAGES`. */
   languages?: OcrLanguage[];
   /** Budget of one `recognize` once it has a worker (start-up included). Default 60 s. */
   timeoutMs?: number;
@@ -61,7 +61,7 @@ const START_TIMEOUT_MS = 30_000;
  */
 export function createTesseractOcr(options: TesseractOcrOptions = {}): TesseractOcr {
   const size = Math.max(1, Math.floor(options.workers ?? Math.min(availableParallelism(), 8)));
-  const startLanguages = languageKey(options.languages ?? ['eng', 'ara']);
+  const startLanguages = languageKey(options.languages ?? OCR_LANGUAGES);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const pageSegMode = options.pageSegMode ?? '3';
   const sparseRetryWords = options.sparseRetryWords ?? 30;

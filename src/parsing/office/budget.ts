@@ -1,3 +1,4 @@
+import { throwIfAborted } from '../abort.js';
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
 
@@ -7,7 +8,7 @@ export interface Budget {
   addText(text: string): void;
   /** Counts table cells; over `maxCells` is `too_large`. */
   addCells(count: number): void;
-  /** Throws `aborted` once the caller has gone away. */
+  /** Throws the signal's `ParseError` (`aborted`, `timeout`) once the caller has gone away. */
   checkAborted(): void;
 }
 
@@ -31,7 +32,7 @@ export function createBudget(ctx: Pick<ParseContext, 'limits' | 'signal'>): Budg
       }
     },
     checkAborted() {
-      if (ctx.signal.aborted) throw new ParseError('aborted', 'parsing was aborted');
+      throwIfAborted(ctx.signal);
     },
   };
 }

@@ -83,16 +83,6 @@ function bmpSize(data: Buffer): { width: number; height: number } | null {
   return width > 0 && height > 0 ? { width, height } : null;
 }
 
-/** Gives tables and images their 0-based `index` in reading order, once all blocks are known. */
-export function numberBlocks(blocks: Block[]): void {
-  let tableIndex = 0;
-  let imageIndex = 0;
-  for (const block of blocks) {
-    if (block.type === 'table') block.table.index = tableIndex++;
-    else if (block.type === 'image') block.image.index = imageIndex++;
-  }
-}
-
 /** Alt text as the document carries it: description first, then title; blank is null. */
 export function altTextOf(...candidates: (string | undefined)[]): string | null {
   for (const candidate of candidates) {

@@ -60,19 +60,6 @@ function fieldValues(root: XmlElement): Map<string, string> {
   return values;
 }
 
-/** The file name without directories, as the model's `sourceFile` wants it. */
-export function baseName(fileName: string): string {
-  const parts = fileName.split(/[\\/]/);
-  return parts[parts.length - 1] ?? fileName;
-}
-
-/** The file name without directories and extension: the title of last resort. */
-export function titleFromFileName(fileName: string): string {
-  const base = baseName(fileName);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(0, dot) : base;
-}
-
 /** Builds the model's metadata: `language` stays null for the detection stage. */
 export function buildMetadata(options: {
   properties: PackageProperties;

@@ -1,17 +1,12 @@
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
-import type { Block, ParsedDocument } from '../model.js';
+import { numberBlocks, type Block, type ParsedDocument } from '../model.js';
 import { assertPageCount, createBudget, tidyText } from './budget.js';
 import { walkBody, type BodyItem } from './docxBody.js';
 import { readDocxNumbering, readDocxStyles, type DocxNumbering, type DocxStyles } from './docxStyles.js';
-import { createImageLoader, numberBlocks } from './officeImages.js';
-import {
-  baseName,
-  buildMetadata,
-  readPackageProperties,
-  textPages,
-  titleFromFileName,
-} from './officeMetadata.js';
+import { createImageLoader } from './officeImages.js';
+import { baseName, titleFromFileName } from '../fileName.js';
+import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
 import { findRel, openMainPart } from './officePackage.js';
 import { firstChild } from './xml.js';
 

@@ -1,15 +1,10 @@
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
-import type { Block, ParsedDocument } from '../model.js';
+import { numberBlocks, type Block, type ParsedDocument } from '../model.js';
 import { assertPageCount, createBudget } from './budget.js';
-import { createImageLoader, numberBlocks } from './officeImages.js';
-import {
-  baseName,
-  buildMetadata,
-  readPackageProperties,
-  textPages,
-  titleFromFileName,
-} from './officeMetadata.js';
+import { createImageLoader } from './officeImages.js';
+import { baseName, titleFromFileName } from '../fileName.js';
+import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
 import { findRel, isRelType, openMainPart, type OfficePackage, type Relationship } from './officePackage.js';
 import { readNotes, readSlide, textParagraphs } from './pptxSlide.js';
 import { attr, childElements, descendants, firstChild } from './xml.js';

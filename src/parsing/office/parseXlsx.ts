@@ -1,15 +1,9 @@
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
-import type { Block, ParsedDocument } from '../model.js';
+import { numberBlocks, type Block, type ParsedDocument } from '../model.js';
 import { assertPageCount, createBudget } from './budget.js';
-import { numberBlocks } from './officeImages.js';
-import {
-  baseName,
-  buildMetadata,
-  readPackageProperties,
-  textPages,
-  titleFromFileName,
-} from './officeMetadata.js';
+import { baseName, titleFromFileName } from '../fileName.js';
+import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
 import { findRel, isRelType, openMainPart } from './officePackage.js';
 import { attr, childElements, firstChild } from './xml.js';
 import { scanSharedStrings, scanSheet } from './xlsxSheet.js';

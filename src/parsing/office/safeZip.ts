@@ -1,4 +1,4 @@
-import { throwIfAborted } from '../abort.js';
+import { abortError, throwIfAborted } from '../abort.js';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
@@ -130,7 +130,7 @@ function listEntries(zip: ZipFile, signal: AbortSignal): Promise<Map<string, Ent
     zip.on('entry', (entry: Entry) => {
       seen += 1;
       if (seen % ABORT_CHECK_EVERY === 0 && signal.aborted) {
-        fail(new ParseError('aborted', 'parsing was aborted'));
+        fail(abortError(signal));
         return;
       }
       const problem = checkEntry(entry, entries);
@@ -208,7 +208,7 @@ async function inflate(zip: ZipFile, entry: Entry, options: InflateOptions): Pro
         resolve(Buffer.concat(chunks, total));
       }
     };
-    const onAbort = (): void => finish(new ParseError('aborted', 'parsing was aborted'));
+    const onAbort = (): void => finish(abortError(options.signal));
     options.signal.addEventListener('abort', onAbort, { once: true });
     stream.on('data', (chunk: Buffer) => {
       total += chunk.length;

@@ -1,8 +1,6 @@
 /** A PDF affine matrix [a, b, c, d, e, f]. */
 export type Matrix = [number, number, number, number, number, number];
 
-export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
 /** An axis-aligned box in page coordinates (top-left origin, y down). */
 export interface Box {
   x0: number;

@@ -2,7 +2,7 @@ import type { DocumentMetadata } from '../model.js';
 import type { PageText } from './pageText.js';
 import type { PdfDocument, PdfjsModule } from './pdfjs.js';
 import { HEADING_RATIO, MAX_HEADING_WORDS, inMarginBand, sizeKey, type DocumentProfile } from './profile.js';
-import { buildRows, rowTextOf } from './rows.js';
+import { rowTextOf } from './rows.js';
 
 /** What the Info dictionary (or, failing that, the XMP packet) says about the document. */
 export interface PdfInfo {
@@ -80,7 +80,7 @@ export function fileTitle(fileName: string): string {
  */
 export function guessFirstHeading(pages: readonly PageText[], profile: DocumentProfile): string | null {
   for (const page of [...pages].sort((a, b) => a.number - b.number)) {
-    for (const row of buildRows(page.runs)) {
+    for (const row of page.rows) {
       const line = rowTextOf(row);
       if (inMarginBand(row.y, page.height) && profile.isRepeatedMarginLine(line, row.y, page.height))
         continue;

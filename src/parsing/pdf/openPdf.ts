@@ -1,4 +1,4 @@
-import { throwIfAborted } from '../abort.js';
+import { abortError, throwIfAborted } from '../abort.js';
 import { ParseError, isParseError } from '../errors.js';
 import { documentOptions, loadPdfjs, type PdfDocument, type PdfjsModule } from './pdfjs.js';
 
@@ -39,13 +39,7 @@ export async function openPdf(bytes: Uint8Array, signal: AbortSignal): Promise<O
 /** Maps whatever pdf.js (or anything under it) threw while doing `what` to a `ParseError`. */
 export function toParseError(error: unknown, signal: AbortSignal, what: string): ParseError {
   if (isParseError(error)) return error;
-  if (signal.aborted) {
-    try {
-      throwIfAborted(signal);
-    } catch (abort) {
-      if (isParseError(abort)) return abort;
-    }
-  }
+  if (signal.aborted) return abortError(signal);
   const name = error instanceof Error ? error.name : '';
   const message = error instanceof Error ? error.message : String(error);
   if (name === 'PasswordException') {

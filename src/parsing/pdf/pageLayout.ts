@@ -39,17 +39,17 @@ export function layoutPage(input: LayoutInput): Block[] {
   const page = text.number;
   const anchored: Array<{ top: number; block: Block }> = [];
 
-  let runs = text.runs;
+  let allRows = text.rows;
   if (input.tableMode === 'accurate' && input.rulings.length > 0) {
-    const ruled = findRuledTables(input.rulings, runs);
+    const ruled = findRuledTables(input.rulings, text.runs);
     for (const table of ruled) anchored.push({ top: table.box.y0, block: tableBlock(table.cells, page) });
     const taken = new Set(ruled.flatMap((table) => [...table.runs]));
-    if (taken.size > 0) runs = runs.filter((run) => !taken.has(run));
+    if (taken.size > 0) allRows = buildRows(text.runs.filter((run) => !taken.has(run)));
   }
   for (const { box, image } of input.images)
     anchored.push({ top: box.y0, block: { type: 'image', image, page } });
 
-  const rows = buildRows(runs).filter((row) => !isRunningHeaderOrFooter(row, text.height, profile));
+  const rows = allRows.filter((row) => !isRunningHeaderOrFooter(row, text.height, profile));
   const flow: Array<FlowItem & { top: number }> = [];
   for (const region of readingOrder(rows)) {
     const tables = findAlignedTables(region.lines);

@@ -1,5 +1,6 @@
 import type { PdfPage } from './pdfjs.js';
 import { multiply, type Matrix } from './geometry.js';
+import { buildRows, type Row } from './rows.js';
 
 /**
  * One piece of text as pdf.js reports it, in page coordinates with the origin at the top left
@@ -24,6 +25,11 @@ export interface PageText {
   width: number;
   height: number;
   runs: TextRun[];
+  /**
+   * `runs` grouped into rows, built once: the document profile, the title guess and the layout all
+   * read them (the layout rebuilds rows only when drawn tables took some runs away).
+   */
+  rows: Row[];
   /** Non-whitespace characters on the page (before any header/footer removal). */
   chars: number;
 }
@@ -56,7 +62,7 @@ export async function readPageText(page: PdfPage, number: number): Promise<PageT
       rtl: item.dir === 'rtl' || RTL_CHAR.test(text),
     });
   }
-  return { number, width: viewport.width, height: viewport.height, runs, chars };
+  return { number, width: viewport.width, height: viewport.height, runs, rows: buildRows(runs), chars };
 }
 
 function isHorizontal(m: Matrix, size: number): boolean {

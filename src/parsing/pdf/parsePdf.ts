@@ -1,6 +1,13 @@
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
-import type { Block, DocumentMetadata, Page, ParseProgress, ParsedDocument } from '../model.js';
+import {
+  numberBlocks,
+  type Block,
+  type DocumentMetadata,
+  type Page,
+  type ParseProgress,
+  type ParsedDocument,
+} from '../model.js';
 import { assertNoDecompressionBomb } from './bombCheck.js';
 import { buildMetadata, fileTitle, guessFirstHeading, readInfo } from './metadata.js';
 import { openPdf, toParseError } from './openPdf.js';
@@ -67,8 +74,7 @@ export async function parsePdf(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
     const key = registry.fingerprintOf.get(block.image);
     return key === undefined || (registry.pagesByFingerprint.get(key)?.size ?? 0) < 2;
   });
-  let imageIndex = 0;
-  for (const block of blocks) if (block.type === 'image') block.image.index = imageIndex++;
+  numberBlocks(blocks);
 
   if (run.titleFromHeading) {
     const heading = blocks.find((block) => block.type === 'heading');

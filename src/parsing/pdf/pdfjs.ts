@@ -6,7 +6,6 @@ import type { DocumentInitParameters } from 'pdfjs-dist/types/src/display/api.js
 export type PdfjsModule = typeof Pdfjs;
 export type PdfDocument = Pdfjs.PDFDocumentProxy;
 export type PdfPage = Pdfjs.PDFPageProxy;
-export type PdfLoadingTask = Pdfjs.PDFDocumentLoadingTask;
 
 /**
  * pdf.js is loaded on first use: it costs ~100 ms and tens of MB, which a process that never sees a

@@ -1,6 +1,6 @@
 import { append } from './geometry.js';
 import type { PageText } from './pageText.js';
-import { buildRows, rowTextOf } from './rows.js';
+import { rowTextOf } from './rows.js';
 
 /**
  * What the parser learns about the whole document before laying out a page: the body font size, the
@@ -101,7 +101,7 @@ function pageStats(page: PageText): PageStats {
     const key = sizeKey(run.size);
     charsBySize.set(key, (charsBySize.get(key) ?? 0) + run.text.replace(/\s+/g, '').length);
   }
-  const rows = buildRows(page.runs);
+  const { rows } = page;
   const shortLinesBySize = new Map<number, number>();
   const pitchesBySize = new Map<number, number[]>();
   rows.forEach((row, index) => {

@@ -1,7 +1,7 @@
 import type { Block, Page } from '../model.js';
-import type { ParseContext } from '../context.js';
+import { OCR_LANGUAGES, type ParseContext } from '../context.js';
 import { isStop } from '../abort.js';
-import { ocrParagraphs } from '../image/ocrParagraphs.js';
+import { ocrAppliedPage, ocrFailure, ocrParagraphs } from '../image/ocrParagraphs.js';
 import { boxArea, type Box } from './geometry.js';
 import { encodePng, type RawImage } from './pageImages.js';
 
@@ -63,27 +63,13 @@ export async function readScannedPage(
   try {
     for (const part of parts) {
       const png = await encodePng(part.raw);
-      const result = await ctx.ocr.recognize(png, { languages: ['eng', 'ara'], signal: ctx.signal });
+      const result = await ctx.ocr.recognize(png, { languages: OCR_LANGUAGES, signal: ctx.signal });
       texts.push(result.text);
     }
   } catch (error) {
     if (isStop(error, ctx.signal)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      page: { number, hasTextLayer: false, ocr: 'failed', note: `OCR of page ${number} failed: ${reason}` },
-      blocks: [],
-      warning: `OCR of page ${number} failed: ${reason}`,
-    };
+    return { ...ocrFailure(number, error), blocks: [] };
   }
   const blocks = ocrParagraphs(texts.join('\n\n'), number);
-  return {
-    page: {
-      number,
-      hasTextLayer: false,
-      ocr: 'applied',
-      note: blocks.length === 0 ? `OCR found no text on page ${number}` : null,
-    },
-    blocks,
-    warning: null,
-  };
+  return { page: ocrAppliedPage(number, blocks), blocks, warning: null };
 }

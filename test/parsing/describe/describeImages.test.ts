@@ -7,7 +7,8 @@ import { parseImage } from '../../../src/parsing/image/parseImage.js';
 import { images, type Block, type Image, type ParsedDocument } from '../../../src/parsing/model.js';
 import { createTesseractOcr, type TesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
 import { imageContext } from '../image/imageContext.js';
-import { expectParseError, sleep } from '../ocr/expectParseError.js';
+import { sleep } from '../../support/eventually.js';
+import { expectParseError } from '../expectParseError.js';
 import { imageFixture } from '../ocr/imageFixtures.js';
 import { expectWords } from '../ocr/ocrText.js';
 

@@ -4,7 +4,7 @@ import { ParseError } from '../../../src/parsing/errors.js';
 import { measureImage } from '../../../src/parsing/describe/imageMeasures.js';
 import { CLASSIFICATION, createLocalDescriber } from '../../../src/parsing/describe/localDescriber.js';
 import { createTesseractOcr, type TesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
-import { expectParseError } from '../ocr/expectParseError.js';
+import { expectParseError } from '../expectParseError.js';
 import { imageFixture } from '../ocr/imageFixtures.js';
 import { expectWords } from '../ocr/ocrText.js';
 

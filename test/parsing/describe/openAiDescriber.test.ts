@@ -8,7 +8,7 @@ import {
   type ChatReply,
   type OpenAiCompatibleServer,
 } from '../../support/openaiCompatibleServer.js';
-import { expectParseError } from '../ocr/expectParseError.js';
+import { expectParseError } from '../expectParseError.js';
 import { imageFixture } from '../ocr/imageFixtures.js';
 
 const live = (): AbortSignal => new AbortController().signal;

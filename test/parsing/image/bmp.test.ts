@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { decodeBmp, looksLikeBmp, readBmpSize, type RawImage } from '../../../src/parsing/image/bmp.js';
 import { MAX_IMAGE_PIXELS } from '../../../src/parsing/image/imageInput.js';
-import { expectParseError } from '../ocr/expectParseError.js';
+import { expectParseError } from '../expectParseError.js';
 import { imageFixture } from '../ocr/imageFixtures.js';
 
 /** ImageMagick's decoding of text-24bit.bmp, as RGB. */

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { createTesseractOcr, type TesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
 import { packagedTraineddata } from '../../../src/parsing/ocr/tessdata.js';
 import { imageFixture, imageSource } from './imageFixtures.js';
-import { expectParseError, sleep } from './expectParseError.js';
+import { eventually, sleep } from '../../support/eventually.js';
+import { expectParseError } from '../expectParseError.js';
 import { expectWords, sourceWords } from './ocrText.js';
 import { networkGuardImport } from './support/networkGuard.js';
 
@@ -15,13 +16,7 @@ const run = promisify(execFile);
 const live = (): AbortSignal => new AbortController().signal;
 const both = ['eng', 'ara'] as const;
 
-async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(5);
-  }
-}
+const waitFor = (condition: () => boolean): Promise<true> => eventually(() => condition() || undefined, 5000);
 
 describe('tesseract OCR engine', function () {
   this.timeout(60_000);

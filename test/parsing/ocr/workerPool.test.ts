@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ParseError } from '../../../src/parsing/errors.js';
 import { createPool } from '../../../src/parsing/ocr/workerPool.js';
-import { expectParseError, sleep } from './expectParseError.js';
+import { sleep } from '../../support/eventually.js';
+import { expectParseError } from '../expectParseError.js';
 
 interface Resource {
   id: number;

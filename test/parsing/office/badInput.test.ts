@@ -4,7 +4,8 @@ import type { ParsedDocument } from '../../../src/parsing/model.js';
 import { parseDocx } from '../../../src/parsing/office/parseDocx.js';
 import { parsePptx } from '../../../src/parsing/office/parsePptx.js';
 import { parseXlsx } from '../../../src/parsing/office/parseXlsx.js';
-import { context, expectCode, fixture } from './helpers.js';
+import { expectParseError } from '../expectParseError.js';
+import { context, fixture } from './helpers.js';
 import { buildZip, deflatedZeros, minimalDocx, rewriteZip } from './zipWriter.js';
 
 type Parser = (bytes: Uint8Array, ctx: ParseContext) => Promise<ParsedDocument>;
@@ -46,7 +47,7 @@ describe('office parsers on bad input', () => {
           { name: '_rels/.rels', data: packageRels(main) },
           { name: main, deflated: deflatedZeros(GiB) },
         ]);
-        const ms = await timed(() => expectCode(parse(bomb, context(`bomb.${ext}`)), 'too_large'));
+        const ms = await timed(() => expectParseError(parse(bomb, context(`bomb.${ext}`)), 'too_large'));
         expect(ms).to.be.below(500);
       });
 
@@ -55,25 +56,27 @@ describe('office parsers on bad input', () => {
           { name: '_rels/.rels', data: packageRels(main) },
           { name: main, deflated: deflatedZeros(GiB), declaredSize: 2048 },
         ]);
-        const ms = await timed(() => expectCode(parse(liar, context(`liar.${ext}`)), 'corrupt_document'));
+        const ms = await timed(() =>
+          expectParseError(parse(liar, context(`liar.${ext}`)), 'corrupt_document'),
+        );
         expect(ms).to.be.below(500);
       });
 
       it('rejects a ZIP with 100,000 entries (too_complex), quickly', async () => {
         hundredThousandEntries();
         const ms = await timed(() =>
-          expectCode(parse(hundredThousandEntries(), context(`many.${ext}`)), 'too_complex'),
+          expectParseError(parse(hundredThousandEntries(), context(`many.${ext}`)), 'too_complex'),
         );
         expect(ms).to.be.below(500);
       });
 
       it('rejects an entry that climbs out of the archive with ../', async () => {
         const bytes = await rewriteZip(fixture(real), { '../../etc/cron.d/evil': 'x' });
-        await expectCode(parse(bytes, context(`evil.${ext}`)), 'corrupt_document');
+        await expectParseError(parse(bytes, context(`evil.${ext}`)), 'corrupt_document');
       });
 
       it('rejects the password-protected file LibreOffice wrote (an encrypted OLE file)', async () => {
-        const error = await expectCode(
+        const error = await expectParseError(
           parse(fixture('secret.docx'), context(`secret.${ext}`)),
           'encrypted_document',
         );
@@ -82,19 +85,19 @@ describe('office parsers on bad input', () => {
 
       it('rejects truncated and garbage bytes as corrupt, zero bytes as empty', async () => {
         const bytes = fixture(real);
-        await expectCode(
+        await expectParseError(
           parse(bytes.subarray(0, Math.floor(bytes.length / 2)), context(`cut.${ext}`)),
           'corrupt_document',
         );
-        await expectCode(
+        await expectParseError(
           parse(Buffer.from('%PDF-1.7 not office'), context(`pdf.${ext}`)),
           'corrupt_document',
         );
-        await expectCode(parse(new Uint8Array(0), context(`empty.${ext}`)), 'empty_document');
+        await expectParseError(parse(new Uint8Array(0), context(`empty.${ext}`)), 'empty_document');
       });
 
       it(`rejects a ZIP without ${main} as corrupt_document`, async () => {
-        await expectCode(
+        await expectParseError(
           parse(buildZip([{ name: 'hello.txt', data: 'hi' }]), context(`plain.${ext}`)),
           'corrupt_document',
         );
@@ -106,7 +109,7 @@ describe('office parsers on bad input', () => {
           { name: '_rels/.rels', data: packageRels(main) },
           { name: main, data: deep },
         ]);
-        const ms = await timed(() => expectCode(parse(bytes, context(`deep.${ext}`)), 'too_complex'));
+        const ms = await timed(() => expectParseError(parse(bytes, context(`deep.${ext}`)), 'too_complex'));
         expect(ms).to.be.below(1000);
       });
 
@@ -116,29 +119,32 @@ describe('office parsers on bad input', () => {
           { name: '_rels/.rels', data: packageRels(main) },
           { name: main, data: lol },
         ]);
-        await expectCode(parse(bytes, context(`lol.${ext}`)), 'corrupt_document');
+        await expectParseError(parse(bytes, context(`lol.${ext}`)), 'corrupt_document');
       });
 
       it('stops at once when the caller has already gone away (aborted)', async () => {
         const controller = new AbortController();
         controller.abort();
-        await expectCode(parse(fixture(real), context(real, { signal: controller.signal })), 'aborted');
+        await expectParseError(parse(fixture(real), context(real, { signal: controller.signal })), 'aborted');
       });
 
       it('refuses more text than maxTextChars (too_large)', async () => {
-        await expectCode(parse(fixture(real), context(real, { limits: { maxTextChars: 20 } })), 'too_large');
+        await expectParseError(
+          parse(fixture(real), context(real, { limits: { maxTextChars: 20 } })),
+          'too_large',
+        );
       });
     });
   }
 
   it('rejects a DOCX handed to the PowerPoint and Excel parsers, and the reverse', async () => {
-    await expectCode(parsePptx(fixture('report.docx'), context('report.pptx')), 'corrupt_document');
-    await expectCode(parseXlsx(fixture('report.docx'), context('report.xlsx')), 'corrupt_document');
-    await expectCode(parseDocx(fixture('workbook.xlsx'), context('workbook.docx')), 'corrupt_document');
+    await expectParseError(parsePptx(fixture('report.docx'), context('report.pptx')), 'corrupt_document');
+    await expectParseError(parseXlsx(fixture('report.docx'), context('report.xlsx')), 'corrupt_document');
+    await expectParseError(parseDocx(fixture('workbook.xlsx'), context('workbook.docx')), 'corrupt_document');
   });
 
   it('rejects a Word document with an empty body (empty_document)', async () => {
-    await expectCode(
+    await expectParseError(
       parseDocx(minimalDocx('<w:p/><w:p><w:r><w:t>   </w:t></w:r></w:p>'), context('blank.docx')),
       'empty_document',
     );
@@ -149,7 +155,7 @@ describe('office parsers on bad input', () => {
     const doc = await parseDocx(minimalDocx(body), context('wide.docx'));
     const table = doc.blocks.find((b) => b.type === 'table');
     expect(table?.type === 'table' ? table.table.cells[0]?.length : 0).to.equal(1000, 'spans are clamped');
-    await expectCode(
+    await expectParseError(
       parseDocx(minimalDocx(body), context('wide.docx', { limits: { maxCells: 500 } })),
       'too_large',
     );

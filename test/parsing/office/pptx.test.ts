@@ -3,7 +3,8 @@ import type { ParsedDocument } from '../../../src/parsing/model.js';
 import { images, tables } from '../../../src/parsing/model.js';
 import { openSafeZip } from '../../../src/parsing/office/safeZip.js';
 import { parsePptx } from '../../../src/parsing/office/parsePptx.js';
-import { context, expectCode, fixture } from './helpers.js';
+import { expectParseError } from '../expectParseError.js';
+import { context, fixture } from './helpers.js';
 import { rewriteZip } from './zipWriter.js';
 
 async function part(name: string): Promise<string> {
@@ -152,7 +153,7 @@ describe('parsePptx', () => {
   });
 
   it('refuses more slides than maxPages (too_large)', async () => {
-    await expectCode(
+    await expectParseError(
       parsePptx(fixture('slides.pptx'), context('slides.pptx', { limits: { maxPages: 3 } })),
       'too_large',
     );

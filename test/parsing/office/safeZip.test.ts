@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { inflateRawSync } from 'node:zlib';
 import { openSafeZip } from '../../../src/parsing/office/safeZip.js';
-import { context, expectCode, fixture } from './helpers.js';
+import { expectParseError } from '../expectParseError.js';
+import { context, fixture } from './helpers.js';
 import { buildZip, deflatedZeros } from './zipWriter.js';
 
 const GiB = 1024 * 1024 * 1024;
@@ -46,7 +47,7 @@ describe('safeZip', () => {
       value: error,
       ms,
       rssGrowthMb,
-    } = await quickly(() => expectCode(zip.read('word/document.xml'), 'too_large'));
+    } = await quickly(() => expectParseError(zip.read('word/document.xml'), 'too_large'));
     expect(error.message).to.match(/would inflate to 1073741824 bytes/);
     expect(zip.bytesInflated).to.equal(0);
     expect(ms).to.be.below(250);
@@ -56,7 +57,7 @@ describe('safeZip', () => {
   it('refuses an entry whose compression ratio is over the limit, though under the size budget', async () => {
     const bytes = buildZip([{ name: 'xl/worksheets/sheet1.xml', deflated: deflatedZeros(64 * MiB) }]);
     const zip = await openSafeZip(bytes, context('ratio.xlsx'));
-    const error = await expectCode(zip.read('xl/worksheets/sheet1.xml'), 'too_large');
+    const error = await expectParseError(zip.read('xl/worksheets/sheet1.xml'), 'too_large');
     expect(error.message).to.match(/expands \d+:1, over the 200:1 limit/);
     expect(zip.bytesInflated).to.equal(0);
   });
@@ -68,7 +69,7 @@ describe('safeZip', () => {
       value: error,
       ms,
       rssGrowthMb,
-    } = await quickly(() => expectCode(zip.read('word/document.xml'), 'corrupt_document'));
+    } = await quickly(() => expectParseError(zip.read('word/document.xml'), 'corrupt_document'));
     expect(error.message).to.match(/larger than its ZIP header says|does not match the size/);
     expect(zip.bytesInflated).to.be.below(MiB);
     expect(ms).to.be.below(500);
@@ -78,7 +79,7 @@ describe('safeZip', () => {
   it('refuses an entry that is shorter than its headers claim', async () => {
     const bytes = buildZip([{ name: 'a.xml', data: 'short', declaredSize: 500 }]);
     const zip = await openSafeZip(bytes, context('short.docx'));
-    await expectCode(zip.read('a.xml'), 'corrupt_document');
+    await expectParseError(zip.read('a.xml'), 'corrupt_document');
   });
 
   it('counts every read against the total budget', async () => {
@@ -89,7 +90,7 @@ describe('safeZip', () => {
     ]);
     const zip = await openSafeZip(bytes, context('budget.docx', { limits: { maxUncompressedBytes: 1000 } }));
     expect((await zip.read('a.xml'))?.length).to.equal(600);
-    await expectCode(zip.read('b.xml'), 'too_large');
+    await expectParseError(zip.read('b.xml'), 'too_large');
   });
 
   it('shares one budget between reads running side by side (checked while inflating)', async () => {
@@ -116,7 +117,7 @@ describe('safeZip', () => {
     }));
     const bytes = buildZip(entries);
     const { value: error, ms } = await quickly(() =>
-      expectCode(openSafeZip(bytes, context('many.docx')), 'too_complex'),
+      expectParseError(openSafeZip(bytes, context('many.docx')), 'too_complex'),
     );
     expect(error.message).to.match(/100000 entries; at most 20000/);
     expect(ms).to.be.below(250);
@@ -134,14 +135,14 @@ describe('safeZip', () => {
         { name: 'word/document.xml', data: '<w:document/>' },
         { name, data: 'owned' },
       ]);
-      const error = await expectCode(openSafeZip(bytes, context('path.docx')), 'corrupt_document');
+      const error = await expectParseError(openSafeZip(bytes, context('path.docx')), 'corrupt_document');
       expect(error.message).to.match(/path|fileName/);
     });
   }
 
   it('refuses an archive with an encrypted entry (encrypted_document)', async () => {
     const bytes = buildZip([{ name: 'word/document.xml', data: '<w:document/>', flags: 0x1 }]);
-    await expectCode(openSafeZip(bytes, context('locked.docx')), 'encrypted_document');
+    await expectParseError(openSafeZip(bytes, context('locked.docx')), 'encrypted_document');
   });
 
   it('refuses two entries with the same name, which different readers resolve differently', async () => {
@@ -149,25 +150,25 @@ describe('safeZip', () => {
       { name: 'word/document.xml', data: '<a/>' },
       { name: 'word/document.xml', data: '<b/>' },
     ]);
-    await expectCode(openSafeZip(bytes, context('twice.docx')), 'corrupt_document');
+    await expectParseError(openSafeZip(bytes, context('twice.docx')), 'corrupt_document');
   });
 
   it('refuses an unknown compression method', async () => {
     const bytes = buildZip([{ name: 'word/document.xml', data: 'abc', method: 12 }]);
-    await expectCode(openSafeZip(bytes, context('bzip.docx')), 'corrupt_document');
+    await expectParseError(openSafeZip(bytes, context('bzip.docx')), 'corrupt_document');
   });
 
   it('turns garbage and a truncated archive into corrupt_document, and zero bytes into empty_document', async () => {
-    await expectCode(
+    await expectParseError(
       openSafeZip(Buffer.from('this is not a zip file at all'), context('x.docx')),
       'corrupt_document',
     );
     const real = fixture('report.docx');
-    await expectCode(
+    await expectParseError(
       openSafeZip(real.subarray(0, real.length - 40), context('cut.docx')),
       'corrupt_document',
     );
-    await expectCode(openSafeZip(new Uint8Array(0), context('empty.docx')), 'empty_document');
+    await expectParseError(openSafeZip(new Uint8Array(0), context('empty.docx')), 'empty_document');
   });
 
   it('reports corrupt deflate data as corrupt_document', async () => {
@@ -175,7 +176,7 @@ describe('safeZip', () => {
       { name: 'a.xml', deflated: { bytes: Buffer.from([0xff, 0xff, 0xff, 0xff]), size: 10 } },
     ]);
     const zip = await openSafeZip(bytes, context('bad.docx'));
-    await expectCode(zip.read('a.xml'), 'corrupt_document');
+    await expectParseError(zip.read('a.xml'), 'corrupt_document');
   });
 
   it('stops inflating when the caller aborts', async () => {
@@ -185,14 +186,14 @@ describe('safeZip', () => {
     const zip = await openSafeZip(bytes, ctx);
     const reading = zip.read('big.xml');
     setImmediate(() => controller.abort());
-    const { ms } = await quickly(() => expectCode(reading, 'aborted'));
+    const { ms } = await quickly(() => expectParseError(reading, 'aborted'));
     expect(zip.bytesInflated).to.be.below(256 * MiB);
     expect(ms).to.be.below(1000);
-    await expectCode(zip.read('big.xml'), 'aborted');
+    await expectParseError(zip.read('big.xml'), 'aborted');
   });
 
   it('rejects input over maxInputBytes without opening it', async () => {
-    await expectCode(
+    await expectParseError(
       openSafeZip(fixture('report.docx'), context('report.docx', { limits: { maxInputBytes: 100 } })),
       'too_large',
     );

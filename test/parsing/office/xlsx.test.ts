@@ -5,7 +5,8 @@ import type { ParsedDocument, Table } from '../../../src/parsing/model.js';
 import { tables } from '../../../src/parsing/model.js';
 import { parseXlsx } from '../../../src/parsing/office/parseXlsx.js';
 import { classifyFormatCode, renderNumber } from '../../../src/parsing/office/xlsxValues.js';
-import { context, expectCode, fixture } from './helpers.js';
+import { expectParseError } from '../expectParseError.js';
+import { context, fixture } from './helpers.js';
 import { buildZip } from './zipWriter.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -265,11 +266,11 @@ describe('parseXlsx', () => {
       { length: 30 },
       (_, i) => `<row r="${i + 1}"><c r="A${i + 1}"><v>${i}</v></c><c r="B${i + 1}"><v>${i}</v></c></row>`,
     ).join('');
-    await expectCode(
+    await expectParseError(
       parseXlsx(workbook([{ name: 'S', rows }]), context('cells.xlsx', { limits: { maxCells: 50 } })),
       'too_large',
     );
-    await expectCode(
+    await expectParseError(
       parseXlsx(
         workbook([
           { name: 'S', rows: '<row r="1"><c r="A1"><v>1</v></c><c r="XFD1048576"><v>2</v></c></row>' },
@@ -303,6 +304,6 @@ describe('parseXlsx', () => {
       { name: 'A', rows: '<row r="1"><c r="A1" s="0"/></row>' },
       { name: 'B', rows: '' },
     ]);
-    await expectCode(parseXlsx(doc, context('empty.xlsx')), 'empty_document');
+    await expectParseError(parseXlsx(doc, context('empty.xlsx')), 'empty_document');
   });
 });

@@ -3,6 +3,7 @@ import type { OcrEngine } from '../../../src/parsing/context.js';
 import { ParseError } from '../../../src/parsing/errors.js';
 import { createTesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
 import { parsePdf } from '../../../src/parsing/pdf/index.js';
+import { expectParseError } from '../expectParseError.js';
 import { fixture, pdfContext } from './pdfContext.js';
 
 describe('parsePdf on a scanned page (scanned.pdf: a text page, then a 150 DPI scan)', () => {
@@ -85,11 +86,6 @@ describe('parsePdf on a scanned page (scanned.pdf: a text page, then a 150 DPI s
       signal: controller.signal,
       options: { enableOcr: true },
     });
-    const error = await parsePdf(fixture('scanned.pdf'), ctx).then(
-      () => null,
-      (reason: unknown) => reason,
-    );
-    expect(error).to.be.instanceOf(ParseError);
-    expect((error as ParseError).code).to.equal('aborted');
+    await expectParseError(parsePdf(fixture('scanned.pdf'), ctx), 'aborted');
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isParseError, type ParseError, type ParseErrorCode } from '../../../src/parsing/errors.js';
+import { isParseError, type ParseError, type ParseErrorCode } from '../../src/parsing/errors.js';
 
 /** Awaits a promise that must reject with a `ParseError` of `code`, and returns the error. */
 export async function expectParseError(promise: Promise<unknown>, code: ParseErrorCode): Promise<ParseError> {
@@ -14,5 +14,3 @@ export async function expectParseError(promise: Promise<unknown>, code: ParseErr
   expect(failure.code, failure.message).to.equal(code);
   return failure;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
