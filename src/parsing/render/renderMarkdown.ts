@@ -1,5 +1,6 @@
 import type { Block, ParsedDocument } from '../model.js';
-import { renderHeading, renderImage, renderList, renderTable } from './blocks.js';
+import { renderHeading } from './blocks.js';
+import { renderBlockText } from './renderFullText.js';
 
 /**
  * The whole document as Markdown for a language model (`llm_ready` when it is not summarised): the
@@ -10,8 +11,8 @@ import { renderHeading, renderImage, renderList, renderTable } from './blocks.js
 export function renderMarkdown(document: Pick<ParsedDocument, 'metadata' | 'blocks'>): string {
   const parts: string[] = [];
   const title = document.metadata.title.trim();
-  const first = document.blocks.find((block) => block.type === 'heading');
-  const opensWithTitle = first !== undefined && document.blocks[0] === first && sameText(first.text, title);
+  const first = document.blocks[0];
+  const opensWithTitle = first?.type === 'heading' && sameText(first.text, title);
   if (title && !opensWithTitle) parts.push(renderHeading(title, 1));
   for (const block of document.blocks) {
     const text = markdownOf(block);
@@ -20,19 +21,10 @@ export function renderMarkdown(document: Pick<ParsedDocument, 'metadata' | 'bloc
   return parts.join('\n\n');
 }
 
+/** A block as in the full text with tables and images, except that paragraphs are made Markdown-safe. */
 function markdownOf(block: Block): string {
-  switch (block.type) {
-    case 'heading':
-      return renderHeading(block.text, block.level);
-    case 'paragraph':
-      return block.preformatted ? fence(block.text) : escapeParagraph(block.text);
-    case 'list':
-      return renderList(block.items, block.ordered);
-    case 'table':
-      return renderTable(block.table);
-    case 'image':
-      return renderImage(block.image);
-  }
+  if (block.type !== 'paragraph') return renderBlockText(block, { includeTables: true, includeImages: true });
+  return block.preformatted ? fence(block.text) : escapeParagraph(block.text);
 }
 
 function fence(text: string): string {

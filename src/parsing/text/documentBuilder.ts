@@ -1,5 +1,6 @@
-import { throwIfAborted } from '../abort.js';
+import { checkpoint, throwIfAborted } from '../abort.js';
 import type { ParseContext } from '../context.js';
+import { baseName, titleFromFileName as fileTitle } from '../fileName.js';
 import { ParseError } from '../errors.js';
 import type { Block, Extension, Image, ParsedDocument } from '../model.js';
 
@@ -25,9 +26,7 @@ export interface FoundMetadata {
  * notices an abort. Every text parser goes through it, so the limits hold the same way for all.
  */
 export interface DocumentBuilder {
-  /** The page new blocks land on (1-based). */
-  readonly page: number;
-  readonly blockCount: number;
+  /** Blocks added from now on land on the next page (pages are 1-based; the first is open at the start). */
   startPage(): void;
   heading(text: string, level: number): void;
   paragraph(text: string, preformatted?: boolean): void;
@@ -60,12 +59,6 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
   };
 
   return {
-    get page() {
-      return page;
-    },
-    get blockCount() {
-      return blocks.length;
-    },
     startPage() {
       if (page >= ctx.limits.maxPages) {
         throw new ParseError(
@@ -138,10 +131,7 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
     warn(message) {
       if (warnings.length < 100) warnings.push(message);
     },
-    async checkpoint() {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      throwIfAborted(ctx.signal);
-    },
+    checkpoint: () => checkpoint(ctx.signal),
     finish(metadata) {
       if (blocks.length === 0) {
         throw new ParseError('empty_document', `${ctx.fileName} has no text content`);
@@ -174,13 +164,7 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
   };
 }
 
-/** `docs/Report.final.md` → `Report.final`. */
+/** `docs/Report.final.md` → `Report.final`; "Untitled" when nothing is left of the name. */
 export function titleFromFileName(fileName: string): string {
-  const base = baseName(fileName);
-  const dot = base.lastIndexOf('.');
-  return (dot > 0 ? base.slice(0, dot) : base) || 'Untitled';
-}
-
-function baseName(fileName: string): string {
-  return fileName.split(/[/\\]/).pop() ?? fileName;
+  return fileTitle(fileName) || 'Untitled';
 }

@@ -1,3 +1,4 @@
+import { mergeHeaderRows } from './headerRows.js';
 import { isElement, tagOf, toArray, type DomElement } from './htmlDom.js';
 
 export interface HtmlTable {
@@ -20,7 +21,8 @@ const MAX_COLUMNS = 1000;
 export function readHtmlTable(table: DomElement, textOf: (cell: DomElement) => string): HtmlTable {
   const rows = rowsOf(table);
   const grid: string[][] = [];
-  const headerRows = new Set<number>();
+  // Header rows at the top of the table; a header row further down is read as data.
+  let headerRows = 0;
   // Slots already filled by a rowspan from above: row → column → text.
   const carried = new Map<number, Map<number, string>>();
 
@@ -28,7 +30,7 @@ export function readHtmlTable(table: DomElement, textOf: (cell: DomElement) => s
     const cells = toArray(row.children).filter((cell) => ['td', 'th'].includes(tagOf(cell)));
     const inHead = row.parentNode !== null && isElement(row.parentNode) && tagOf(row.parentNode) === 'thead';
     const isHeader = inHead || (cells.length > 0 && cells.every((cell) => tagOf(cell) === 'th'));
-    if (isHeader) headerRows.add(r);
+    if (isHeader && headerRows === r) headerRows += 1;
     const out: string[] = [];
     const fromAbove = carried.get(r) ?? new Map<number, string>();
     let column = 0;
@@ -85,21 +87,4 @@ function rowsOf(table: DomElement): DomElement[] {
 function clampSpan(value: string | null, max: number): number {
   const span = Number.parseInt(value ?? '1', 10);
   return Number.isFinite(span) && span > 1 ? Math.min(span, Math.max(1, max)) : 1;
-}
-
-/** Leading header rows become one header row: each column's distinct texts joined with a space. */
-function mergeHeaderRows(grid: string[][], headerRows: ReadonlySet<number>): Omit<HtmlTable, 'caption'> {
-  let leading = 0;
-  while (headerRows.has(leading) && leading < grid.length) leading += 1;
-  if (leading === 0) return { cells: grid, hasHeader: false };
-  if (leading === 1 || leading === grid.length) return { cells: grid, hasHeader: true };
-  const header = (grid[0] ?? []).map((_, column) => {
-    const parts: string[] = [];
-    for (let r = 0; r < leading; r += 1) {
-      const text = grid[r]?.[column] ?? '';
-      if (text && !parts.includes(text)) parts.push(text);
-    }
-    return parts.join(' ');
-  });
-  return { cells: [header, ...grid.slice(leading)], hasHeader: true };
 }

@@ -11,7 +11,7 @@ import {
 } from './htmlDom.js';
 import { readHtmlTable } from './htmlTable.js';
 import { imageFromSource } from './images.js';
-import { tidyLine, wordSet } from './input.js';
+import { tidyLines, wordSet } from './input.js';
 
 const SKIPPED = wordSet(`
   script style noscript template head title meta link svg math canvas iframe object embed button
@@ -38,12 +38,7 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
   let pendingImages: FoundImage[] = [];
 
   const flush = (): void => {
-    const text = inline
-      .join('')
-      .split('\n')
-      .map(tidyLine)
-      .filter((line) => line !== '')
-      .join('\n');
+    const text = tidyLines(inline.join('').split('\n'));
     inline = [];
     builder.paragraph(text);
     for (const image of pendingImages) builder.image(image);
@@ -205,12 +200,7 @@ export function textOf(element: DomElement, skipLists = false, images?: FoundIma
     else if (tag === 'td' || tag === 'th') parts.push(' ');
   };
   for (const child of childrenOf(element)) visit(child);
-  return parts
-    .join('')
-    .split('\n')
-    .map(tidyLine)
-    .filter((line) => line !== '')
-    .join('\n');
+  return tidyLines(parts.join('').split('\n'));
 }
 
 function imageOf(element: DomElement): FoundImage {

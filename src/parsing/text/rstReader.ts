@@ -4,7 +4,13 @@ import { matchListMarker, type ListMarker } from './listItems.js';
 import { readExplicitMarkup } from './rstDirectives.js';
 import { rstInlineText } from './rstInline.js';
 import { dedent, indentedBlockEnd, isBlank, type RstBlock, type RstItem, type RstState } from './rstModel.js';
-import { GRID_BORDER, parseGridTable, parseSimpleTable, SIMPLE_BORDER } from './rstTables.js';
+import {
+  GRID_BORDER,
+  parseGridTable,
+  parseSimpleTable,
+  SIMPLE_ANY_BORDER,
+  SIMPLE_BORDER,
+} from './rstTables.js';
 
 /** A line of one punctuation character repeated: a section adornment or a transition. */
 const ADORNMENT = /^([!-/:-@[-`{-~])\1+\s*$/;
@@ -68,26 +74,13 @@ export function readRstBlocks(lines: readonly string[], state: RstState, depth =
       i = end;
       continue;
     }
-    if (GRID_BORDER.test(line)) {
-      let end = i;
-      while (end < lines.length && /^[+|]/.test(lines[end] ?? '')) end += 1;
-      const table = parseGridTable(lines.slice(i, end));
-      push(
-        table
-          ? { kind: 'table', table, caption: null }
-          : { kind: 'literal', text: lines.slice(i, end).join('\n') },
-      );
-      i = end;
-      continue;
-    }
-    if (SIMPLE_BORDER.test(line)) {
-      const end = simpleTableEnd(lines, i);
-      const table = parseSimpleTable(lines.slice(i, end));
-      push(
-        table
-          ? { kind: 'table', table, caption: null }
-          : { kind: 'literal', text: lines.slice(i, end).join('\n') },
-      );
+    const grid = GRID_BORDER.test(line);
+    if (grid || SIMPLE_BORDER.test(line)) {
+      const end = grid ? gridTableEnd(lines, i) : simpleTableEnd(lines, i);
+      const block = lines.slice(i, end);
+      // A table that does not parse is shown as it was written.
+      const table = grid ? parseGridTable(block) : parseSimpleTable(block);
+      push(table ? { kind: 'table', table, caption: null } : { kind: 'literal', text: block.join('\n') });
       i = end;
       continue;
     }
@@ -148,10 +141,17 @@ function matchTitle(
   return length >= text.length || length >= 4 ? { text, style: `under${under[1] ?? ''}`, next: i + 2 } : null;
 }
 
+/** A grid table runs while lines start with `+` or `|`. */
+function gridTableEnd(lines: readonly string[], start: number): number {
+  let end = start;
+  while (end < lines.length && /^[+|]/.test(lines[end] ?? '')) end += 1;
+  return end;
+}
+
 /** A simple table ends at a border line followed by a blank line (or the end). */
 function simpleTableEnd(lines: readonly string[], start: number): number {
   for (let j = start + 1; j < lines.length; j += 1) {
-    if (/^=+(?: +=+)*\s*$/.test(lines[j] ?? '') && isBlank(lines[j + 1])) return j + 1;
+    if (SIMPLE_ANY_BORDER.test(lines[j] ?? '') && isBlank(lines[j + 1])) return j + 1;
   }
   return lines.length;
 }

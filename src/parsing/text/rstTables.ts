@@ -1,3 +1,4 @@
+import { mergeHeaderRows } from './headerRows.js';
 import { rstInlineText } from './rstInline.js';
 
 export interface RstTable {
@@ -6,8 +7,10 @@ export interface RstTable {
 }
 
 export const GRID_BORDER = /^\+(?:[-=]+\+)+\s*$/;
+/** The top border of a simple table: two columns at least. */
 export const SIMPLE_BORDER = /^=+(?: +=+)+\s*$/;
-const SIMPLE_ANY_BORDER = /^=+(?: +=+)*\s*$/;
+/** A simple-table border of any width: the top border, the header separator, the bottom border. */
+export const SIMPLE_ANY_BORDER = /^=+(?: +=+)*\s*$/;
 const SIMPLE_SPAN_LINE = /^-+(?: +-+)*\s*$/;
 
 interface Cell {
@@ -99,7 +102,7 @@ export function parseGridTable(block: readonly string[]): RstTable | null {
       }
     }
   }
-  return mergeHeader(grid, headerRows);
+  return mergeHeaderRows(grid, headerRows);
 }
 
 /**
@@ -131,21 +134,8 @@ export function parseSimpleTable(block: readonly string[]): RstTable | null {
   }
   if (rows.length === 0) return null;
   const headerRows = rows.filter((row) => row.header).length;
-  return mergeHeader(
+  return mergeHeaderRows(
     rows.map((row) => row.cells.map(rstInlineText)),
     headerRows,
   );
-}
-
-function mergeHeader(grid: string[][], headerRows: number): RstTable {
-  if (headerRows <= 1 || headerRows >= grid.length) return { cells: grid, hasHeader: headerRows >= 1 };
-  const header = (grid[0] ?? []).map((_, c) => {
-    const parts: string[] = [];
-    for (let r = 0; r < headerRows; r += 1) {
-      const text = grid[r]?.[c] ?? '';
-      if (text && !parts.includes(text)) parts.push(text);
-    }
-    return parts.join(' ');
-  });
-  return { cells: [header, ...grid.slice(headerRows)], hasHeader: true };
 }

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { detectFormat, extensionOf } from '../../../src/parsing/detect/index.js';
-import { bytesOf, expectCode } from '../text/support.js';
-
-const DIR = fileURLToPath(new URL('../../fixtures/documents/text/', import.meta.url));
-const file = (name: string): Uint8Array => new Uint8Array(readFileSync(`${DIR}${name}`));
+// Every fixture here is one of the text fixtures (detect/ holds one small file per binary type).
+import { bytesOf, expectCode, fixture as file } from '../text/support.js';
 
 describe('detectFormat', () => {
   describe('binary formats, recognised by their bytes', () => {

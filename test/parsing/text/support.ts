@@ -12,6 +12,19 @@ import { expect } from 'chai';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/documents/text/', import.meta.url));
 
+/**
+ * The outline of sources/report.fodt, which LibreOffice exports to report.html and (through PDF and
+ * pdftotext) to report.txt: both parsers must find it.
+ */
+export const REPORT_HEADINGS: ReadonlyArray<[number, string]> = [
+  [1, '1 Introduction'],
+  [2, '1.1 Scope'],
+  [1, '2 Results'],
+  [2, '2.1 Seasonal variation'],
+  [3, '2.1.1 Summer minimum'],
+  [1, '3 Conclusions'],
+];
+
 export function fixture(name: string): Uint8Array {
   return new Uint8Array(readFileSync(`${FIXTURES}${name}`));
 }

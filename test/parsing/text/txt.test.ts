@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { parseTxt } from '../../../src/parsing/text/index.js';
-import { blocksOf, bytesOf, expectCode, fixture, headings, paragraphs, textContext } from './support.js';
+import {
+  blocksOf,
+  bytesOf,
+  expectCode,
+  fixture,
+  headings,
+  paragraphs,
+  REPORT_HEADINGS,
+  textContext,
+} from './support.js';
 
 describe('parseTxt', () => {
   it('reads the three pages pdftotext wrote (form feeds) with numbered headings and a PUA-bulleted list', async () => {
@@ -8,14 +17,7 @@ describe('parseTxt', () => {
     expect(document.format).to.equal('.txt');
     expect(document.metadata.numPages).to.equal(3);
     expect(document.pages.map((page) => page.number)).to.deep.equal([1, 2, 3]);
-    expect(headings(document)).to.deep.equal([
-      [1, '1 Introduction'],
-      [2, '1.1 Scope'],
-      [1, '2 Results'],
-      [2, '2.1 Seasonal variation'],
-      [3, '2.1.1 Summer minimum'],
-      [1, '3 Conclusions'],
-    ]);
+    expect(headings(document)).to.deep.equal(REPORT_HEADINGS);
     const pageOf = (text: string): number | undefined =>
       document.blocks.find((block) => block.type === 'heading' && block.text === text)?.page;
     expect([pageOf('1 Introduction'), pageOf('2 Results'), pageOf('3 Conclusions')]).to.deep.equal([1, 2, 3]);
