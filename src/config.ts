@@ -24,6 +24,8 @@ export interface Config {
   readYourWritesTimeoutMs: number;
   taskHeartbeatMs: number;
   taskStallTimeoutMs: number;
+  /** Deletions within this window share one scrub of the stores' files. */
+  scrubDelayMs: number;
   /** Set when another process also writes the event store file: how often subscribers poll it. */
   eventStorePollMs: number | null;
   openaiBaseUrl: string | null;
@@ -99,7 +101,14 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   {
     name: 'TASK_STALL_TIMEOUT_MS',
     default: '300000',
-    meaning: 'A running task silent this long is failed by the watchdog.',
+    meaning:
+      'A running task with no recorded step for this long is failed by the watchdog if no live worker holds its lease.',
+  },
+  {
+    name: 'SCRUB_DELAY_MS',
+    default: '2000',
+    meaning:
+      'Deletions (purges) within this window share one scrub that removes their content from the files under DATA_DIR.',
   },
   {
     name: 'OPENAI_BASE_URL',
@@ -229,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 0, 60_000),
     taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
     taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 1_000, 86_400_000),
+    scrubDelayMs: integer(env, 'SCRUB_DELAY_MS', 0, 3_600_000),
     eventStorePollMs: env['EVENT_STORE_POLL_MS']?.trim()
       ? integer(env, 'EVENT_STORE_POLL_MS', 1, 60_000)
       : null,

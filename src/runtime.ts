@@ -31,9 +31,14 @@ import { normalizeForIndex } from './parsing/clean/normalize.js';
 import { VERSION } from './version.js';
 import type { JobRegistry, JobType } from './workers/jobs.js';
 import { createJobRegistry } from './workers/jobs.js';
-import { taskDispatchProjection } from './workers/taskDispatch.js';
+import { purgeReactor } from './workers/purgeReactor.js';
+import { createReactorRunner, type ReactorRunner } from './workers/reactors.js';
+import { createScrubber, type Scrubber } from './workers/scrubber.js';
+import { taskDispatchReactor } from './workers/taskDispatch.js';
 import { createTaskWatchdog } from './workers/taskWatchdog.js';
 import { createTaskWorker } from './workers/taskWorker.js';
+import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
+import { taskAggregate } from './commands/taskCommands.js';
 
 /** What a process does: serve HTTP, run jobs, maintain read models. The embedded default does all three. */
 export type Role = 'api' | 'worker' | 'projector';
@@ -57,6 +62,12 @@ export interface Runtime {
   registry: ProjectionRegistry;
   readModels: ReadModels;
   projections: ProjectionEngine;
+  /** Event → effect processors (task dispatch, purges); they run in the worker role. */
+  reactors: ReactorRunner;
+  /** Saved aggregate states for long streams. */
+  snapshots: SnapshotStore;
+  /** Makes deleted content unrecoverable from the stores' files, batching deletions. */
+  scrubber: Scrubber;
   tasks: TaskCommands;
   jobs: JobRegistry;
   /** Parses documents in worker threads (started on first use). */
@@ -68,10 +79,13 @@ export interface Runtime {
   health(): Promise<ComponentHealth[]>;
 }
 
-/** Projections that maintain read models (as opposed to ones that react with side effects). */
+/** Projections that maintain read models. They write read models and nothing else. */
 export function readModelProjections(): Projection[] {
   return [tasksProjection];
 }
+
+/** Event types that record a stream's removal, of every aggregate that has one. */
+export const PURGE_EVENT_TYPES: readonly string[] = [...(taskAggregate.purgedBy ?? [])];
 
 /**
  * The configured event store. `bus`, when shared with other processes, carries their append
@@ -147,7 +161,6 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     log: log.child({ component: 'event_store' }),
   });
   const readStore = openReadStore(config, log.child({ component: 'read_store' }));
-  const projectionList: Projection[] = [...readModelProjections(), taskDispatchProjection(bus)];
   const {
     registry,
     readModels,
@@ -155,9 +168,27 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
   } = createProjectionStack({
     eventStore,
     readStore,
-    projections: projectionList,
+    projections: readModelProjections(),
     owner,
     log: log.child({ component: 'projections' }),
+  });
+  const snapshots = createReadStoreSnapshots(readStore);
+  const scrubber = createScrubber({
+    eventStore,
+    readStore,
+    waitForReadModels: (position) => projections.waitFor(position, { timeoutMs: 30_000 }),
+    delayMs: config.scrubDelayMs,
+    log: log.child({ component: 'scrubber' }),
+  });
+  const reactors = createReactorRunner({
+    eventStore,
+    readStore,
+    owner,
+    log: log.child({ component: 'reactors' }),
+    reactors: [
+      taskDispatchReactor(bus),
+      purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
+    ],
   });
   const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
   const jobs = createJobRegistry(options.jobs ?? []);
@@ -166,6 +197,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     bus,
     tasks,
     jobs,
+    leases: readStore,
     workerId,
     log: log.child({ component: 'worker' }),
     heartbeatMs: config.taskHeartbeatMs,
@@ -175,6 +207,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     tasks,
     bus,
     jobs,
+    leases: readStore,
     clock,
     log: log.child({ component: 'watchdog' }),
     stallTimeoutMs: config.taskStallTimeoutMs,
@@ -237,6 +270,9 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     registry,
     readModels,
     projections,
+    reactors,
+    snapshots,
+    scrubber,
     tasks,
     jobs,
     parser,
@@ -245,6 +281,7 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
       await registry.init();
       if (roles.includes('projector')) await projections.start();
       if (roles.includes('worker')) {
+        await reactors.start();
         worker.start();
         watchdog.start();
       }
@@ -252,7 +289,9 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
     async stop() {
       watchdog.stop();
       await worker.stop();
+      await reactors.stop();
       await parser.close();
+      await scrubber.flush();
       await projections.stop();
       await bus.close();
       await eventStore.close();

@@ -7,12 +7,16 @@
  * NATS adapter maps them one to one: at-least-once delivery; a delivery is leased for `ackWaitMs`
  * and delivered again if it is neither settled nor extended (`working`) in time; `nak(delay)` asks
  * for redelivery after a delay; `term` gives up on the job; after `maxDeliveries` deliveries without
- * an ack the job is dead-lettered. Jobs with the same id enqueued within the dedupe window are
- * stored once.
+ * an ack the job is dead-lettered. A job id is a de-duplication key for good: a job whose id was
+ * ever enqueued on the queue before is ignored (not only within a time window), so an effect keyed
+ * by the id of the event that caused it happens once however often it is retried.
  */
 export interface Bus {
-  /** Stores a job durably on `queue`; resolves once it is stored. */
-  enqueue(queue: string, job: Job): Promise<void>;
+  /**
+   * Stores a job durably on `queue`; resolves once it is stored, with true — or with false when a
+   * job with its id was enqueued on the queue before (nothing is stored then).
+   */
+  enqueue(queue: string, job: Job): Promise<boolean>;
   /** Delivers the queue's jobs to `handler` until the consumer is stopped. */
   consume(queue: string, handler: JobHandler, options?: ConsumeOptions): Consumer;
   /** Jobs given up on, newest first. */
@@ -26,7 +30,7 @@ export interface Bus {
 }
 
 export interface Job {
-  /** Deduplication key: the same id enqueued again within the dedupe window is ignored. */
+  /** De-duplication key: a job whose id was ever enqueued on the same queue before is ignored. */
   id: string;
   payload: Record<string, unknown>;
 }

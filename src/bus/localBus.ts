@@ -13,8 +13,6 @@ import {
 export interface LocalBusOptions {
   /** SQLite file that keeps queued jobs across restarts; omitted: jobs live in memory only. */
   path?: string;
-  /** Window in which a job id enqueued again is ignored (default 2 minutes, as JetStream's). */
-  dedupeWindowMs?: number;
 }
 
 interface MessageRow {
@@ -36,10 +34,10 @@ CREATE TABLE IF NOT EXISTS messages (
   UNIQUE (queue, id)
 );
 CREATE INDEX IF NOT EXISTS messages_due ON messages (queue, available_at);
-CREATE TABLE IF NOT EXISTS recent_ids (
+DROP TABLE IF EXISTS recent_ids;
+CREATE TABLE IF NOT EXISTS job_ids (
   queue TEXT NOT NULL,
   id TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
   PRIMARY KEY (queue, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dead_letters (
@@ -69,7 +67,6 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
   db.prepare('UPDATE messages SET leased_until = NULL WHERE leased_until IS NOT NULL').run();
-  const dedupeWindowMs = options.dedupeWindowMs ?? 120_000;
 
   const subscribers = new Set<{ pattern: string; handler: (message: Notification) => void }>();
   const queueWakers = new Map<string, Set<() => void>>();
@@ -77,10 +74,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   let closed = false;
 
   const statements = {
-    exists: db.prepare<[string, string, string, string, number], { found: number }>(
-      `SELECT 1 AS found FROM messages WHERE queue = ? AND id = ?
-       UNION ALL SELECT 1 FROM recent_ids WHERE queue = ? AND id = ? AND expires_at > ? LIMIT 1`,
-    ),
+    claimId: db.prepare('INSERT OR IGNORE INTO job_ids (queue, id) VALUES (?, ?)'),
     insert: db.prepare('INSERT INTO messages (queue, id, payload, available_at) VALUES (?, ?, ?, ?)'),
     due: db.prepare<[string, number, number], MessageRow>(
       `SELECT seq, id, payload, deliveries FROM messages
@@ -92,10 +86,6 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       'SELECT min(coalesce(leased_until, available_at)) AS at FROM messages WHERE queue = ?',
     ),
     remove: db.prepare<[number, number]>('DELETE FROM messages WHERE seq = ? AND deliveries = ?'),
-    remember: db.prepare(
-      'INSERT INTO recent_ids (queue, id, expires_at) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET expires_at = excluded.expires_at',
-    ),
-    forgetExpired: db.prepare('DELETE FROM recent_ids WHERE expires_at <= ?'),
     release: db.prepare<[number, number, number]>(
       'UPDATE messages SET leased_until = NULL, available_at = ? WHERE seq = ? AND deliveries = ?',
     ),
@@ -113,6 +103,13 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   function assertOpen(): void {
     if (closed) throw new BusUnavailableError('bus is closed');
   }
+
+  /** Stores the job unless its id was ever enqueued on the queue; true when it was stored. */
+  const enqueueOnce = db.transaction((queue: string, id: string, payload: string, now: number): boolean => {
+    if (statements.claimId.run(queue, id).changes === 0) return false;
+    statements.insert.run(queue, id, payload, now);
+    return true;
+  });
 
   function publish(subject: string, payload: Record<string, unknown>): void {
     for (const subscriber of [...subscribers]) {
@@ -134,7 +131,6 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
         at: new Date().toISOString(),
       };
       statements.bury.run(queue, row.id, row.payload, row.deliveries, reason, detail, letter.at);
-      statements.remember.run(queue, row.id, Date.now() + dedupeWindowMs);
       return letter;
     },
   );
@@ -215,12 +211,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
         queue,
         payload: JSON.parse(row.payload) as Record<string, unknown>,
         deliveryCount: row.deliveries,
-        ack: () =>
-          settle(() => {
-            if (statements.remove.run(row.seq, row.deliveries).changes > 0) {
-              statements.remember.run(queue, row.id, Date.now() + dedupeWindowMs);
-            }
-          }),
+        ack: () => settle(() => void statements.remove.run(row.seq, row.deliveries)),
         nak: (delayMs = 0) =>
           settle(() => {
             if (row.deliveries >= settings.maxDeliveries) {
@@ -262,11 +253,9 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   return {
     async enqueue(queue, job) {
       assertOpen();
-      const now = Date.now();
-      if (statements.exists.get(queue, job.id, queue, job.id, now)) return;
-      statements.insert.run(queue, job.id, JSON.stringify(job.payload), now);
-      if (Math.random() < 0.01) statements.forgetExpired.run(now);
+      if (!enqueueOnce(queue, job.id, JSON.stringify(job.payload), Date.now())) return false;
       for (const wake of queueWakers.get(queue) ?? []) wake();
+      return true;
     },
     consume,
     async deadLetters(queue, listOptions = {}) {

@@ -6,6 +6,7 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
 import { nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { silentLogger, type Logger } from '../log.js';
 import type { Bus, Consumer, Notification } from './bus.js';
@@ -14,14 +15,18 @@ import { createNatsLink, unlessLost, type NatsSession } from './natsConnection.j
 import { startNatsConsumer } from './natsConsumer.js';
 import { describeError, toBusError, withTimeout } from './natsErrors.js';
 import { createNatsDeadLetters } from './natsDeadLetters.js';
-import { encodeJob, jobMessageId, natsNames } from './natsNames.js';
+import { encodeJob, jobIdKey, jobMessageId, natsNames } from './natsNames.js';
 
 export interface NatsBusOptions {
   /** `nats://host:port`; several servers of one cluster separated by commas. */
   url: string;
   /** Subject prefix and stream-name base, so several deployments can share a server (default `archivist`). */
   prefix?: string;
-  /** Window in which a job id enqueued again is ignored (default 2 minutes). */
+  /**
+   * JetStream's duplicate window for job messages (default 2 minutes): the fast path of
+   * de-duplication. Beyond it, a key-value record of every job id ever enqueued keeps a job id
+   * from being enqueued twice.
+   */
   dedupeWindowMs?: number;
   log?: Logger;
   /** How long a call waits for a (re)connection before `BusUnavailableError` (default 2 s). */
@@ -32,6 +37,9 @@ export interface NatsBusOptions {
 
 /** "stream name already in use with a different configuration" */
 const STREAM_NAME_IN_USE = 10058;
+/** "wrong last sequence": a key-value `create` of a key that exists. */
+const KEY_EXISTS = 10071;
+const SENT = 'sent';
 const API_TIMEOUT_MS = 5_000;
 
 interface Registration {
@@ -126,6 +134,9 @@ export function createNatsBus(options: NatsBusOptions): Bus {
     }
   }
 
+  /** Job ids ever enqueued, per session (the bucket handle is bound to a connection). */
+  const jobIds = new WeakMap<NatsSession, KV>();
+
   const link = createNatsLink({
     url: options.url,
     name: `archivist-bus-${process.pid}`,
@@ -134,9 +145,26 @@ export function createNatsBus(options: NatsBusOptions): Bus {
     async setup(session) {
       await ensureStream(session.jsm, jobsStream);
       await ensureStream(session.jsm, deadLetterStream);
+      jobIds.set(session, await new Kvm(session.js).create(names.jobIdsBucket, { history: 1 }));
       attachAll(session);
     },
   });
+
+  /**
+   * Claims a job id for good. A record is created as `pending` before the job is published and
+   * turned `sent` after, so a publish that crashed half-way is published again (JetStream's window
+   * removes the copy when it did get through); only a `sent` id is a duplicate.
+   */
+  async function claimJobId(kv: KV, key: string): Promise<'claimed' | 'duplicate'> {
+    try {
+      await kv.create(key, 'pending');
+      return 'claimed';
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === KEY_EXISTS)) throw error;
+      const entry = await kv.get(key);
+      return entry?.string() === SENT ? 'duplicate' : 'claimed';
+    }
+  }
   // Declared after the link, but first used by its setup, which only runs once connected.
   const deadLetters = createNatsDeadLetters({ link, names, log });
   // Also on ready: a subscription registered while the setup ran is attached here.
@@ -151,13 +179,18 @@ export function createNatsBus(options: NatsBusOptions): Bus {
       assertOpen();
       const subject = names.jobSubject(queue);
       const session = await link.ready(waitMs);
+      const kv = jobIds.get(session)!;
+      const key = jobIdKey(queue, job.id);
       try {
+        if ((await unlessLost(session, claimJobId(kv, key))) === 'duplicate') return false;
         const published = session.js.publish(subject, encodeJob(job.id, job.payload), {
           msgID: jobMessageId(queue, job.id),
           timeout: API_TIMEOUT_MS,
         });
         // A connection lost mid-publish fails now; the caller's retry is deduplicated by job id.
         await unlessLost(session, published);
+        await unlessLost(session, kv.put(key, SENT));
+        return true;
       } catch (error) {
         throw toBusError(error, `enqueue on ${queue}`);
       }

@@ -12,6 +12,8 @@
 export interface NatsNames {
   jobsStream: string;
   deadLetterStream: string;
+  /** Key-value bucket holding every job id ever enqueued (permanent de-duplication). */
+  jobIdsBucket: string;
   jobsSubjects: string;
   deadLetterSubjects: string;
   jobSubject(queue: string): string;
@@ -32,6 +34,7 @@ export function natsNames(prefix: string): NatsNames {
   return {
     jobsStream,
     deadLetterStream: `${base}_DEADLETTERS`,
+    jobIdsBucket: `${base}_JOB_IDS`,
     jobsSubjects: `${prefix}.jobs.>`,
     deadLetterSubjects: `${prefix}.deadletters.>`,
     jobSubject: (queue) => `${jobsPrefix}${assertQueue(queue)}`,
@@ -90,4 +93,9 @@ export function decodeJob(data: Uint8Array): { id: string; payload: Record<strin
 export function jobMessageId(queue: string, id: string): string {
   // JSON quoting keeps control characters out of the header and the mapping injective.
   return `${queue} ${JSON.stringify(id)}`;
+}
+
+/** Key of a job id in the job-ids bucket: keys allow only `[-/_=.A-Za-z0-9]`, so base64url of the pair. */
+export function jobIdKey(queue: string, id: string): string {
+  return Buffer.from(jobMessageId(queue, id), 'utf8').toString('base64url');
 }

@@ -5,6 +5,7 @@ import { DataDirLockedError } from '../dataDirLock.js';
 import { createLogger, type Logger } from '../log.js';
 import { rolesFor, runProcess } from '../process.js';
 import { checkAll } from '../health.js';
+import type { RecordedEvent } from '../eventStore/eventStore.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
@@ -135,24 +136,36 @@ async function printEvents(
   return withTools(config, async ({ eventStore }) => {
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort());
-    const subscription = stream
-      ? eventStore.subscribeToStream(stream, { fromVersion: from ?? 1, signal: controller.signal })
-      : eventStore.subscribeToAll({ fromPosition: from ?? 0, signal: controller.signal });
+    const signal = controller.signal;
     const head = stream ? (await eventStore.streamInfo(stream)).version : await eventStore.headPosition();
     let seenUpTo = stream ? (from ?? 1) - 1 : (from ?? 0);
     if (!options.follow && seenUpTo >= head) return 0;
-    for await (const batch of subscription) {
-      for (const event of batch) {
+    // Batches of events, each with how far it reached (a version in a stream, a position in the log).
+    const batches: AsyncIterable<{ events: RecordedEvent[]; reached: number }> = stream
+      ? mapBatches(eventStore.subscribeToStream(stream, { fromVersion: from ?? 1, signal }), (events) => ({
+          events,
+          reached: events.at(-1)?.streamVersion ?? 0,
+        }))
+      : mapBatches(eventStore.subscribeToAll({ fromPosition: from ?? 0, signal }), (batch) => ({
+          events: batch.events,
+          reached: batch.checkpoint,
+        }));
+    for await (const batch of batches) {
+      for (const event of batch.events) {
         if (left <= 0) break;
         process.stdout.write(`${JSON.stringify(event)}\n`);
         left -= 1;
-        seenUpTo = stream ? event.streamVersion : event.position;
       }
+      seenUpTo = batch.reached;
       if (left <= 0 || (!options.follow && seenUpTo >= head)) break;
     }
-    subscription.close();
+    controller.abort();
     return 0;
   });
+}
+
+async function* mapBatches<A, B>(source: AsyncIterable<A>, map: (batch: A) => B): AsyncGenerator<B> {
+  for await (const batch of source) yield map(batch);
 }
 
 async function rebuild(config: Config, name: string | undefined): Promise<number> {

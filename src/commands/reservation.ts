@@ -1,6 +1,10 @@
 import type { Metadata } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import { WrongExpectedVersionError } from '../eventStore/eventStore.js';
+import { ConcurrencyError } from './commandHandler.js';
+
+/** Claims made in a row before giving up: each failed one means the key changed hands meanwhile. */
+const MAX_ATTEMPTS = 8;
 
 export type ReservationOutcome = { reserved: true } | { reserved: false; holder: string };
 
@@ -18,7 +22,7 @@ export async function reserve(
   metadata: Metadata,
 ): Promise<ReservationOutcome> {
   const stream = reservationStream(kind, key);
-  for (;;) {
+  for (let attempt = 1; ; attempt += 1) {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if (last?.type === 'KeyReserved') return { reserved: false, holder: String(last.data['holder'] ?? '') };
     try {
@@ -27,8 +31,9 @@ export async function reserve(
       });
       return { reserved: true };
     } catch (error) {
-      // Someone else claimed or released it meanwhile: look again.
+      // Someone else claimed or released it meanwhile: look again, a bounded number of times.
       if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyError(stream, attempt);
     }
   }
 }

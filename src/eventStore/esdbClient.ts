@@ -24,6 +24,8 @@ export interface EsdbSubscription {
   on(event: string, listener: (...args: never[]) => void): unknown;
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   readonly readableEnded: boolean;
+  /** Items buffered and not read yet. */
+  readonly readableLength: number;
   destroy(error?: Error): unknown;
   unsubscribe(): Promise<void>;
 }

@@ -216,10 +216,15 @@ export function createEsdbEventStoreOnClient(client: EsdbClient, options: EsdbAd
         if (!isStreamDeleted(error)) throw translateError(error, { stream });
       }
       visibility.markDeleted(stream);
+    },
+
+    async scrub() {
+      assertOpen();
+      // Tombstoned events leave the disk with a scavenge; the scheduler coalesces requests.
       scavenger?.requested();
     },
 
-    async headPosition() {
+    async headPosition(filter) {
       assertOpen();
       // Newest first, past system events and deleted streams' events: the newest event a
       // subscription would deliver, so a projection that has seen it knows it is caught up.
@@ -229,7 +234,8 @@ export function createEsdbEventStoreOnClient(client: EsdbClient, options: EsdbAd
         for (const resolved of page.events) {
           before = positionOfResolved(resolved);
           const event = fromResolved(resolved);
-          if (event && (await visibility.isVisible(event.streamName))) return event.position;
+          if (event && matchesFilter(event, filter) && (await visibility.isVisible(event.streamName)))
+            return event.position;
         }
         if (page.exhausted || page.events.length === 0) return 0;
       }

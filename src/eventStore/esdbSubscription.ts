@@ -6,6 +6,7 @@ import {
   fromResolved,
   isStreamDeleted,
   positionOfResolved,
+  positionToNumber,
   serverFilterFor,
   subscribeAllFrom,
   subscribeStreamFrom,
@@ -14,6 +15,7 @@ import {
 } from './esdbTranslate.js';
 import type { StreamVisibility } from './esdbVisibility.js';
 import type {
+  AllBatch,
   EventSubscription,
   RecordedEvent,
   SubscribeToAllOptions,
@@ -32,6 +34,7 @@ export async function* readBatches<T>(
   source: EsdbSubscription,
   maxBatch: number,
   signal: AbortSignal,
+  side?: SideChannel,
 ): AsyncGenerator<T[]> {
   // Set from event listeners, so kept in an object (TypeScript does not see closures assign).
   const state: { failure: { error: unknown } | null; ended: boolean } = { failure: null, ended: false };
@@ -54,6 +57,7 @@ export async function* readBatches<T>(
   source.on('end', onEnd);
   source.on('readable', notify);
   signal.addEventListener('abort', notify);
+  const stopSide = side?.onWake(notify);
   try {
     while (!signal.aborted) {
       const batch: T[] = [];
@@ -62,7 +66,8 @@ export async function* readBatches<T>(
         if (item === null) break;
         batch.push(item as T);
       }
-      if (batch.length > 0) {
+      if (side) side.read += batch.length;
+      if (batch.length > 0 || side?.pending()) {
         yield batch;
         continue;
       }
@@ -78,25 +83,78 @@ export async function* readBatches<T>(
     source.removeListener('end', onEnd);
     source.removeListener('readable', notify);
     signal.removeEventListener('abort', notify);
+    stopSide?.();
   }
 }
 
+/**
+ * What arrives beside a subscription's events (the server's checkpoints): `read` counts the items
+ * read from the source, so a checkpoint can be placed exactly among them; `pending` says there is
+ * something to hand over even when no event is buffered, and `onWake` wakes the reader for it.
+ */
+export interface SideChannel {
+  read: number;
+  pending(): boolean;
+  onWake(wake: () => void): () => void;
+}
+
+/**
+ * The server's checkpoints of a filtered subscription, each placed after the events that were
+ * pushed before it: the client calls `checkpointReached` in stream order, so the events at or
+ * before that position are those already read plus those still buffered at that moment.
+ */
+function createCheckpointChannel() {
+  const queue: Array<{ position: number; afterItems: number }> = [];
+  let wake: (() => void) | null = null;
+  let consumed = 0;
+  const channel = {
+    read: 0,
+    pending: () => queue.length > 0 && queue[0]!.afterItems <= channel.read,
+    onWake(listener: () => void) {
+      wake = listener;
+      return () => {
+        wake = null;
+      };
+    },
+    /** Called by the client: `buffered` is how many items wait in the source right now. */
+    reached(position: number, buffered: number): void {
+      queue.push({ position, afterItems: channel.read + buffered });
+      wake?.();
+    },
+    /** After `count` more items were processed: the newest checkpoint they complete, if any. */
+    advance(count: number): number | null {
+      consumed += count;
+      let position: number | null = null;
+      while (queue.length > 0 && queue[0]!.afterItems <= consumed) position = queue.shift()!.position;
+      return position;
+    },
+    reset(): void {
+      queue.length = 0;
+      channel.read = 0;
+      consumed = 0;
+    },
+  };
+  return channel;
+}
+
 /** What a subscription made of one batch from the server. */
-export interface SubscriptionStep<Cursor> {
-  /** Events to hand to the consumer (may be empty: all filtered out). */
-  events: RecordedEvent[];
+export interface SubscriptionStep<Cursor, Batch> {
+  /** What to hand to the consumer; null when there is nothing (all filtered out). */
+  batch: Batch | null;
   /** Where to resume after this batch. */
   cursor: Cursor;
   /** Nothing more can come (e.g. the stream was deleted): end the subscription. */
   done?: boolean;
 }
 
-export interface ResubscribingOptions<Raw, Cursor> {
+export interface ResubscribingOptions<Raw, Cursor, Batch> {
   start: Cursor;
   /** Opens a server subscription delivering what comes after `cursor`. */
   open(cursor: Cursor): EsdbSubscription;
-  /** Turns a batch from the server into events; may throw (then the batch is read again). */
-  process(raw: Raw[], cursor: Cursor): Promise<SubscriptionStep<Cursor>>;
+  /** Items that arrive beside the events (checkpoints), read with them. */
+  side?: SideChannel;
+  /** Turns a batch from the server into what the consumer gets; may throw (then the batch is read again). */
+  process(raw: Raw[], cursor: Cursor): Promise<SubscriptionStep<Cursor, Batch>>;
   /** Errors that end the subscription quietly instead of being retried or thrown. */
   isEnd?(error: unknown): boolean;
   maxBatch: number;
@@ -114,9 +172,9 @@ export interface ResubscribingOptions<Raw, Cursor> {
  * a reconnection neither skips nor repeats an event. Errors that retrying cannot fix are thrown to
  * the consumer. Ends on `close()`, on abort, or when the consumer stops iterating.
  */
-export function createResubscribingSubscription<Raw, Cursor>(
-  options: ResubscribingOptions<Raw, Cursor>,
-): EventSubscription {
+export function createResubscribingSubscription<Raw, Cursor, Batch>(
+  options: ResubscribingOptions<Raw, Cursor, Batch>,
+): EventSubscription<Batch> {
   const retryMinMs = options.retryMinMs ?? 200;
   const retryMaxMs = options.retryMaxMs ?? 5_000;
 
@@ -126,10 +184,10 @@ export function createResubscribingSubscription<Raw, Cursor>(
     while (!signal.aborted) {
       const source = options.open(cursor);
       try {
-        for await (const raw of readBatches<Raw>(source, options.maxBatch, signal)) {
+        for await (const raw of readBatches<Raw>(source, options.maxBatch, signal, options.side)) {
           const step = await options.process(raw, cursor);
           failures = 0;
-          if (step.events.length > 0) yield step.events;
+          if (step.batch !== null) yield step.batch;
           cursor = step.cursor;
           if (step.done) return;
         }
@@ -174,24 +232,39 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * The port's subscription to all streams on a server catch-up subscription to $all, filtered on
  * the server as far as it can (see `serverFilterFor`) and exactly here; events of deleted streams,
  * still in $all until a scavenge, are dropped. The cursor is the position of the last event the
- * server sent (filtered out or not), which the server's next subscription starts after.
+ * server sent (filtered out or not), which the server's next subscription starts after; the
+ * server's filter checkpoints move it past the events its filter skipped.
  */
 export function subscribeToAllOn(
   client: EsdbClient,
   visibility: StreamVisibility,
   options: SubscribeToAllOptions,
   log: Logger,
-): EventSubscription {
+): EventSubscription<AllBatch> {
   const filter = options.filter;
   const serverFilter = serverFilterFor(filter);
   const maxBatch = options.maxBatch ?? 500;
-  return createResubscribingSubscription<AllStreamResolvedEvent, number>({
+  const checkpoints = createCheckpointChannel();
+  return createResubscribingSubscription<AllStreamResolvedEvent, number, AllBatch>({
     start: options.fromPosition ?? 0,
-    open: (cursor) =>
-      client.subscribeToAll(
-        { fromPosition: subscribeAllFrom(cursor), filter: serverFilter, resolveLinkTos: false },
+    side: checkpoints,
+    open: (cursor) => {
+      checkpoints.reset();
+      const source = client.subscribeToAll(
+        {
+          fromPosition: subscribeAllFrom(cursor),
+          filter: {
+            ...serverFilter,
+            checkpointInterval: 1,
+            checkpointReached: (_subscription, position) =>
+              checkpoints.reached(positionToNumber(position), source.readableLength ?? 0),
+          },
+          resolveLinkTos: false,
+        },
         { highWaterMark: maxBatch },
-      ),
+      );
+      return source;
+    },
     async process(raw, cursor) {
       let next = cursor;
       const candidates: RecordedEvent[] = [];
@@ -202,7 +275,13 @@ export function subscribeToAllOn(
         const event = fromResolved(resolved);
         if (event && matchesFilter(event, filter)) candidates.push(event);
       }
-      return { events: await visibility.visible(candidates), cursor: next };
+      const reached = checkpoints.advance(raw.length);
+      if (reached !== null) next = Math.max(next, reached);
+      const events = await visibility.visible(candidates);
+      return {
+        batch: events.length > 0 || next > cursor ? { events, checkpoint: next } : null,
+        cursor: next,
+      };
     },
     maxBatch,
     signal: options.signal,
@@ -217,9 +296,9 @@ export function subscribeToStreamOn(
   stream: string,
   options: SubscribeToStreamOptions,
   log: Logger,
-): EventSubscription {
+): EventSubscription<RecordedEvent[]> {
   const maxBatch = options.maxBatch ?? 500;
-  return createResubscribingSubscription<ResolvedEvent, number>({
+  return createResubscribingSubscription<ResolvedEvent, number, RecordedEvent[]>({
     start: Math.max(1, options.fromVersion ?? 1),
     open: (version) =>
       client.subscribeToStream(
@@ -234,14 +313,15 @@ export function subscribeToStreamOn(
         const record = resolved.event;
         if (!record) continue;
         // The server sends the tombstone, then ends the subscription: nothing more can come.
-        if (record.type === TOMBSTONE_TYPE) return { events, cursor: next, done: true };
+        if (record.type === TOMBSTONE_TYPE)
+          return { batch: events.length > 0 ? events : null, cursor: next, done: true };
         const streamVersion = versionFromRevision(record.revision);
         if (streamVersion < next) continue;
         next = streamVersion + 1;
         const event = fromResolved(resolved);
         if (event) events.push(event);
       }
-      return { events, cursor: next };
+      return { batch: events.length > 0 ? events : null, cursor: next };
     },
     isEnd: isStreamDeleted,
     maxBatch,

@@ -22,24 +22,37 @@ export interface EventStore {
   /** Events of all streams after `fromPosition`, in position order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
-   * Catch-up subscription to all streams: yields batches of events after `fromPosition` as they are
-   * in the store, then follows new appends live. No event is skipped or delivered twice at the
-   * hand-over from catch-up to live. Ends when closed or `signal` aborts.
+   * Catch-up subscription to all streams: yields batches of the events after `fromPosition` that
+   * match the filter, as they are in the store, then follows new appends live. No event is skipped
+   * or delivered twice at the hand-over from catch-up to live. The filter is applied by the store
+   * (by an index or on the server), and each batch carries a checkpoint that moves past the events
+   * the filter skipped — a batch may hold no events and only a newer checkpoint — so a subscriber
+   * handling few event types neither reads the others nor scans them again after a restart.
+   * Ends when closed or `signal` aborts.
    */
-  subscribeToAll(options?: SubscribeToAllOptions): EventSubscription;
+  subscribeToAll(options?: SubscribeToAllOptions): EventSubscription<AllBatch>;
   /** Catch-up subscription to one stream, from `fromVersion` (1-based, inclusive; default 1). */
-  subscribeToStream(stream: string, options?: SubscribeToStreamOptions): EventSubscription;
+  subscribeToStream(stream: string, options?: SubscribeToStreamOptions): EventSubscription<RecordedEvent[]>;
   /** Version, deletion state and metadata of a stream (`version` 0 when it does not exist). */
   streamInfo(stream: string): Promise<StreamInfo>;
   /** Replaces a stream's metadata (free-form JSON, e.g. `{ purgeAfter }`). */
   setStreamMetadata(stream: string, metadata: Record<string, unknown>): Promise<void>;
   /**
-   * Permanently removes a stream's events: afterwards nothing of them can be read back, from the API
-   * or from the files on disk. The stream stays deleted: appending to it fails.
+   * Permanently removes a stream's events: afterwards nothing of them can be read back through the
+   * API, and once `scrub` has run, nothing of them remains in the files on disk. The stream stays
+   * deleted: appending to it fails. Deleting a deleted or unknown stream does nothing more.
    */
   deleteStream(stream: string): Promise<void>;
-  /** Position of the newest event (0 when empty). */
-  headPosition(): Promise<number>;
+  /**
+   * Makes the content of every stream deleted so far unrecoverable from the store's files (for
+   * SQLite: copies the WAL back and truncates it). Costly: call it once for a batch of deletions.
+   */
+  scrub(): Promise<void>;
+  /**
+   * Position of the newest event (0 when empty); with a filter, of the newest matching event — a
+   * subscriber of those events whose checkpoint has reached it has seen all of them so far.
+   */
+  headPosition(filter?: EventFilter): Promise<number>;
   /** Whether the store answers now, and why not when it does not. */
   health(): Promise<{ healthy: boolean; reason: string | null }>;
   close(): Promise<void>;
@@ -121,9 +134,20 @@ export interface SubscribeToStreamOptions {
   signal?: AbortSignal;
 }
 
-/** Yields batches of events in order; `close()` (or breaking out of `for await`) ends it. */
-export interface EventSubscription extends AsyncIterable<RecordedEvent[]> {
+/** Yields batches in order; `close()` (or breaking out of `for await`) ends it. */
+export interface EventSubscription<Batch> extends AsyncIterable<Batch> {
   close(): void;
+}
+
+/** A batch of a subscription to all streams. */
+export interface AllBatch {
+  /** Matching events in position order (may be empty when only the checkpoint moved). */
+  events: RecordedEvent[];
+  /**
+   * Every matching event at or before this position has been delivered, in this batch or an
+   * earlier one: a subscriber that resumes from it misses nothing and repeats nothing.
+   */
+  checkpoint: number;
 }
 
 export interface StreamInfo {

@@ -126,8 +126,15 @@ export function createMemoryEventStore(): EventStore {
         pullAllSubscription(
           appended,
           (position, max) => {
-            const from = indexAfter(position);
-            return clone(log.slice(from, from + max));
+            // Matching events up to `max`; the checkpoint is the last event looked at.
+            const events: RecordedEvent[] = [];
+            let checkpoint = position;
+            for (let index = indexAfter(position); index < log.length && events.length < max; index += 1) {
+              const event = log[index]!;
+              checkpoint = event.position;
+              if (matchesFilter(event, options.filter)) events.push(event);
+            }
+            return { events: clone(events), checkpoint };
           },
           options,
         ),
@@ -167,9 +174,16 @@ export function createMemoryEventStore(): EventStore {
       log = log.filter((event) => event.streamName !== stream);
     },
 
-    async headPosition() {
+    async scrub() {
       assertOpen();
-      return log.at(-1)?.position ?? 0;
+    },
+
+    async headPosition(filter) {
+      assertOpen();
+      for (let index = log.length - 1; index >= 0; index -= 1) {
+        if (matchesFilter(log[index]!, filter)) return log[index]!.position;
+      }
+      return 0;
     },
 
     async health() {

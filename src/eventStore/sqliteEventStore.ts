@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Metadata } from '../domain/shared/index.js';
 import type {
+  AllBatch,
   AppendOptions,
   AppendResult,
   EventFilter,
@@ -19,10 +20,12 @@ import {
   StreamDeletedError,
   WrongExpectedVersionError,
   expectedVersionHolds,
+  matchesFilter,
 } from './eventStore.js';
 import {
   createAppendSignal,
   createSubscriptionRegistry,
+  filterScanned,
   pullAllSubscription,
   pullStreamSubscription,
 } from './subscription.js';
@@ -75,6 +78,7 @@ CREATE TABLE IF NOT EXISTS events (
   recorded_at TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, version);
+CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
 CREATE TABLE IF NOT EXISTS streams (
   stream TEXT PRIMARY KEY,
   version INTEGER NOT NULL,
@@ -89,8 +93,9 @@ const COLUMNS = 'position, stream, version, event_id, type, data, metadata, reco
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so an append is
  * acknowledged only after its commit is fsync'd. Appends waiting at the same moment share one
  * transaction and one fsync (group commit); each runs in its own savepoint so a version conflict
- * fails that append alone. Deleted content is zeroed (`secure_delete`) and the WAL truncated, so a
- * deleted stream leaves nothing readable in the files.
+ * fails that append alone. Reads filtered by event type use an index on the type, so a subscriber
+ * of rare events does not scan the others. Deleted content is zeroed (`secure_delete`); `scrub`
+ * truncates the WAL, which still holds older copies of those pages, for a batch of deletions.
  */
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -125,6 +130,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
   );
   const selectHead = db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events');
+  const selectTypeHead = db.prepare<[string], { head: number | null }>(
+    'SELECT max(position) AS head FROM events WHERE type = ?',
+  );
+  const readAllBefore = db.prepare<[number, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`,
+  );
   const upsertStreamMetadata = db.prepare(
     'INSERT INTO streams (stream, version, metadata) VALUES (?, 0, ?) ON CONFLICT (stream) DO UPDATE SET metadata = excluded.metadata',
   );
@@ -137,8 +148,8 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     deleteEvents.run(stream);
     markDeleted.run(stream);
   });
-  const filteredReads = new Map<string, Database.Statement<unknown[], EventRow>>();
-
+  /** Reads by event type, one per number of types: an index range per type, merged by position. */
+  const byTypeReads = new Map<number, Database.Statement<unknown[], EventRow>>();
   let pending: PendingAppend[] = [];
   let flushScheduled = false;
   let closed = false;
@@ -240,23 +251,65 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     };
   }
 
-  function filteredStatement(filter: EventFilter): Database.Statement<unknown[], EventRow> {
-    const types = filter.eventTypes?.length ?? 0;
-    const prefixes = filter.streamPrefixes?.length ?? 0;
-    const key = `${types}:${prefixes}`;
-    let statement = filteredReads.get(key);
+  function byTypeStatement(types: number): Database.Statement<unknown[], EventRow> {
+    let statement = byTypeReads.get(types);
     if (!statement) {
-      const clauses = ['position > ?'];
-      if (filter.eventTypes) clauses.push(`type IN (${Array(types).fill('?').join(', ')})`);
-      if (filter.streamPrefixes) {
-        clauses.push(`(${Array(prefixes).fill('substr(stream, 1, ?) = ?').join(' OR ')})`);
-      }
+      const one = `SELECT * FROM (SELECT ${COLUMNS} FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?)`;
       statement = db.prepare<unknown[], EventRow>(
-        `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(' AND ')} ORDER BY position LIMIT ?`,
+        `${Array(types).fill(one).join(' UNION ALL ')} ORDER BY position LIMIT ?`,
       );
-      filteredReads.set(key, statement);
+      byTypeReads.set(types, statement);
     }
     return statement;
+  }
+
+  /**
+   * The events after `position` that match `filter`, at most `maxCount`, and the checkpoint the read
+   * reached. With event types, only those events are read (through the type index) and, when fewer
+   * than `maxCount` match, the checkpoint is the head of the log as of the same snapshot. Stream
+   * prefixes are applied to what was read.
+   */
+  const readFiltered = db.transaction(
+    (position: number, maxCount: number, filter: EventFilter | undefined): AllBatch => {
+      const types = filter?.eventTypes ? [...new Set(filter.eventTypes)] : null;
+      if (!types)
+        return filterScanned(readAllAfter.all(position, maxCount).map(toRecorded), position, filter);
+      if (types.length === 0)
+        return { events: [], checkpoint: Math.max(position, selectHead.get()?.head ?? 0) };
+      const params: unknown[] = [];
+      for (const type of types) params.push(type, position, maxCount);
+      params.push(maxCount);
+      const rows = byTypeStatement(types.length).all(...params);
+      const checkpoint =
+        rows.length === maxCount ? rows.at(-1)!.position : Math.max(position, selectHead.get()?.head ?? 0);
+      const events = rows.map(toRecorded);
+      const prefixes = filter?.streamPrefixes;
+      return {
+        events: prefixes
+          ? events.filter((event) => prefixes.some((p) => event.streamName.startsWith(p)))
+          : events,
+        checkpoint,
+      };
+    },
+  );
+
+  /** The newest position among events of these types: one index seek per type. */
+  function headOfTypes(types: readonly string[]): number {
+    let head = 0;
+    for (const type of new Set(types)) head = Math.max(head, selectTypeHead.get(type)?.head ?? 0);
+    return head;
+  }
+
+  /** The newest matching event, scanning backwards in pages (stream prefixes have no index). */
+  function readBackwardsFiltered(filter: EventFilter): RecordedEvent[] {
+    let before = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const page = readAllBefore.all(before, 5_000).map(toRecorded);
+      const found = page.find((event) => matchesFilter(event, filter));
+      if (found) return [found];
+      if (page.length < 5_000) return [];
+      before = page.at(-1)!.position;
+    }
   }
 
   function readAllSync(options: ReadAllOptions): RecordedEvent[] {
@@ -265,12 +318,16 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     const filter = options.filter;
     if (!filter || (!filter.eventTypes && !filter.streamPrefixes))
       return readAllAfter.all(from, limit).map(toRecorded);
-    const params: unknown[] = [from, ...(filter.eventTypes ?? [])];
-    for (const prefix of filter.streamPrefixes ?? []) params.push(prefix.length, prefix);
-    params.push(limit);
-    return filteredStatement(filter)
-      .all(...params)
-      .map(toRecorded);
+    // Scan in pages until `limit` matching events are found or the log ends.
+    const events: RecordedEvent[] = [];
+    let cursor = from;
+    for (;;) {
+      const page = Math.min(5_000, limit - events.length);
+      const batch = readFiltered(cursor, page, filter);
+      events.push(...batch.events);
+      if (events.length >= limit || batch.checkpoint <= cursor) return events.slice(0, limit);
+      cursor = batch.checkpoint;
+    }
   }
 
   function assertOpen(): void {
@@ -305,7 +362,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return subscriptions.track(
         pullAllSubscription(
           appended,
-          (position, max) => readAllAfter.all(position, max).map(toRecorded),
+          (position, max) => readFiltered(position, max, subscribeOptions.filter),
           subscribeOptions,
         ),
       );
@@ -339,21 +396,29 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     async deleteStream(stream) {
       assertOpen();
       deleteInTransaction.immediate(stream);
+    },
+
+    async scrub() {
+      assertOpen();
       // secure_delete zeroed the freed cells and pages, but the WAL still holds older copies of
       // those pages: copy everything back into the database and truncate the WAL to nothing.
+      // Readers of other processes can hold the WAL for a moment: retry for up to a second.
       for (let attempt = 0; attempt < 50; attempt += 1) {
         const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
         if (result?.busy === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       throw new EventStoreUnavailableError(
-        `stream ${stream} deleted, but the WAL could not be truncated (busy)`,
+        'the WAL could not be truncated (busy): deleted content may remain in it',
       );
     },
 
-    async headPosition() {
+    async headPosition(filter) {
       assertOpen();
-      return selectHead.get()?.head ?? 0;
+      if (!filter || (!filter.eventTypes && !filter.streamPrefixes)) return selectHead.get()?.head ?? 0;
+      if (filter.eventTypes && !filter.streamPrefixes) return headOfTypes(filter.eventTypes);
+      const [newest] = readBackwardsFiltered(filter);
+      return newest?.position ?? 0;
     },
 
     async health() {

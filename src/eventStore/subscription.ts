@@ -1,4 +1,6 @@
 import type {
+  AllBatch,
+  EventFilter,
   EventSubscription,
   RecordedEvent,
   SubscribeToAllOptions,
@@ -10,16 +12,16 @@ import { matchesFilter } from './eventStore.js';
  * A subscription made of a generator that runs until its signal aborts: aborted by `close()`, by the
  * caller's `signal` (also one that is aborted already), or when the consumer stops iterating.
  */
-export function abortableSubscription(
+export function abortableSubscription<Batch>(
   outer: AbortSignal | undefined,
-  run: (signal: AbortSignal) => AsyncGenerator<RecordedEvent[]>,
-): EventSubscription {
+  run: (signal: AbortSignal) => AsyncGenerator<Batch>,
+): EventSubscription<Batch> {
   const controller = new AbortController();
   const onOuterAbort = (): void => controller.abort();
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   if (outer?.aborted) controller.abort();
 
-  async function* guarded(): AsyncGenerator<RecordedEvent[]> {
+  async function* guarded(): AsyncGenerator<Batch> {
     try {
       yield* run(controller.signal);
     } finally {
@@ -41,59 +43,65 @@ export function abortableSubscription(
  * catch-up and live — the subscription always reads from the store after its own cursor — so there
  * is no hand-over where an event could be missed or repeated; the signal only says when to look again.
  */
-interface PullSource<Cursor> {
-  /** Reads the next events after `cursor`; returns them with the cursor to continue from. */
-  next(cursor: Cursor, maxBatch: number): Promise<{ events: RecordedEvent[]; cursor: Cursor }>;
-  appended: AppendSignal;
-}
-
-function createPullSubscription<Cursor>(
-  source: PullSource<Cursor>,
+function createPullSubscription<Batch, Cursor>(
+  appended: AppendSignal,
+  /** Reads what follows `cursor`: the batch to yield (null when there is nothing new) and the next cursor. */
+  next: (cursor: Cursor) => { batch: Batch | null; cursor: Cursor },
   start: Cursor,
-  options: { maxBatch?: number | undefined; signal?: AbortSignal | undefined },
-): EventSubscription {
-  const maxBatch = options.maxBatch ?? 500;
-  return abortableSubscription(options.signal, async function* (signal) {
+  signal: AbortSignal | undefined,
+): EventSubscription<Batch> {
+  return abortableSubscription(signal, async function* (aborted) {
     let cursor = start;
-    while (!signal.aborted) {
+    while (!aborted.aborted) {
       // Taken before reading: an append that lands while we read bumps it, so we never sleep on it.
-      const seen = source.appended.generation();
-      const { events, cursor: nextCursor } = await source.next(cursor, maxBatch);
-      cursor = nextCursor;
-      if (events.length > 0) {
-        yield events;
+      const seen = appended.generation();
+      const step = next(cursor);
+      cursor = step.cursor;
+      if (step.batch !== null) {
+        yield step.batch;
         continue;
       }
-      await source.appended.wait(seen, signal);
+      await appended.wait(seen, aborted);
     }
   });
 }
 
 /**
- * `subscribeToAll` over a store's read of the events after a position (unfiltered, in position
- * order): the filter is applied here, so the cursor moves past the events it skips and a quiet
- * subscription does not scan them again on every wake-up.
+ * `subscribeToAll` over a store's filtered read after a position. `read` applies the filter (with an
+ * index where it can) and returns the matching events with the checkpoint its read reached, which
+ * is past the events it skipped; a batch is yielded when it holds events or moves the checkpoint.
  */
 export function pullAllSubscription(
   appended: AppendSignal,
-  readAfter: (position: number, maxCount: number) => RecordedEvent[],
+  read: (position: number, maxCount: number) => AllBatch,
   options: SubscribeToAllOptions,
-): EventSubscription {
-  const filter = options.filter;
-  return createPullSubscription<number>(
-    {
-      appended,
-      async next(cursor, max) {
-        const scanned = readAfter(cursor, max);
-        return {
-          events: filter ? scanned.filter((event) => matchesFilter(event, filter)) : scanned,
-          cursor: scanned.at(-1)?.position ?? cursor,
-        };
-      },
+): EventSubscription<AllBatch> {
+  const maxBatch = options.maxBatch ?? 500;
+  return createPullSubscription<AllBatch, number>(
+    appended,
+    (position) => {
+      const batch = read(position, maxBatch);
+      const moved = batch.events.length > 0 || batch.checkpoint > position;
+      return { batch: moved ? batch : null, cursor: Math.max(position, batch.checkpoint) };
     },
     options.fromPosition ?? 0,
-    options,
+    options.signal,
   );
+}
+
+/**
+ * A filtered read of the events after `position` from an unfiltered one in position order: the
+ * checkpoint is the last event scanned, so it moves past the events the filter drops.
+ */
+export function filterScanned(
+  scanned: readonly RecordedEvent[],
+  position: number,
+  filter: EventFilter | undefined,
+): AllBatch {
+  return {
+    events: filter ? scanned.filter((event) => matchesFilter(event, filter)) : [...scanned],
+    checkpoint: scanned.at(-1)?.position ?? position,
+  };
 }
 
 /** `subscribeToStream` over a store's read of a stream's events from a version (1-based, inclusive). */
@@ -101,18 +109,17 @@ export function pullStreamSubscription(
   appended: AppendSignal,
   readFrom: (version: number, maxCount: number) => RecordedEvent[],
   options: SubscribeToStreamOptions,
-): EventSubscription {
-  return createPullSubscription<number>(
-    {
-      appended,
-      async next(fromVersion, max) {
-        const events = readFrom(fromVersion, max);
-        const last = events.at(-1);
-        return { events, cursor: last ? last.streamVersion + 1 : fromVersion };
-      },
+): EventSubscription<RecordedEvent[]> {
+  const maxBatch = options.maxBatch ?? 500;
+  return createPullSubscription<RecordedEvent[], number>(
+    appended,
+    (fromVersion) => {
+      const events = readFrom(fromVersion, maxBatch);
+      const last = events.at(-1);
+      return { batch: last ? events : null, cursor: last ? last.streamVersion + 1 : fromVersion };
     },
     options.fromVersion ?? 1,
-    options,
+    options.signal,
   );
 }
 
@@ -156,9 +163,9 @@ export function createAppendSignal(pollMs: number | null): AppendSignal {
 
 /** Live subscriptions of a store, so closing the store ends them instead of leaving them waiting. */
 export function createSubscriptionRegistry() {
-  const live = new Set<EventSubscription>();
+  const live = new Set<EventSubscription<unknown>>();
   return {
-    track(subscription: EventSubscription): EventSubscription {
+    track<Batch>(subscription: EventSubscription<Batch>): EventSubscription<Batch> {
       live.add(subscription);
       return {
         [Symbol.asyncIterator]: () => {

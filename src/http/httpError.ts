@@ -1,4 +1,5 @@
 import { BusUnavailableError } from '../bus/bus.js';
+import { ConcurrencyError } from '../commands/commandHandler.js';
 import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
 import { EventStoreUnavailableError } from '../eventStore/eventStore.js';
 import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
@@ -56,6 +57,7 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFoundError) return new HttpError(404, error.code, error.message);
   if (error instanceof InvalidStateError) return new HttpError(409, error.code, error.message);
+  if (error instanceof ConcurrencyError) return new HttpError(409, 'concurrent_modification', error.message);
   if (error instanceof RuleViolationError) return new HttpError(422, error.code, error.message);
   if (error instanceof DomainError) return new HttpError(400, error.code, error.message);
   if (error instanceof ParseError) return new HttpError(PARSE_STATUS[error.code], error.code, error.message);

@@ -1,11 +1,11 @@
-import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
+import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
-import type { ReadStore, WriteOperation } from '../readStore/readStore.js';
+import type { ReadStore } from '../readStore/readStore.js';
 import type { Projection } from './projection.js';
 import type { ReadModels } from './readModels.js';
-import type { ActiveDoc, InstanceDoc, InstanceRef, ProjectionRegistry } from './registry.js';
-import { REGISTRY_COLLECTION, activeId, instanceId, physicalCollection } from './registry.js';
-import { createUnitOfWork } from './unitOfWork.js';
+import type { InstanceDoc, InstanceRef, ProjectionRegistry } from './registry.js';
+import { REGISTRY_COLLECTION, instanceId, physicalCollection } from './registry.js';
+import { runInstance, type InstanceHooks } from './instanceRunner.js';
 
 export interface ProjectionEngineOptions {
   eventStore: EventStore;
@@ -22,9 +22,24 @@ export interface ProjectionEngineOptions {
   /** Events per batch (per write). */
   batchSize?: number;
   leaseTtlMs?: number;
+  /**
+   * How long a checkpoint that only moved past events a projection does not handle may wait before
+   * it is written (default 1 s): such moves are kept in memory, and written when the log goes quiet
+   * or with the next real batch, instead of costing a write per append.
+   */
+  idleFlushMs?: number;
 }
 
-export type RunnerState = 'starting' | 'catching_up' | 'live' | 'building' | 'standby' | 'failed' | 'stopped';
+export type RunnerState =
+  | 'starting'
+  | 'catching_up'
+  | 'live'
+  | 'building'
+  | 'standby'
+  /** A newer version of the projection is active: this process must neither run nor serve it. */
+  | 'outdated'
+  | 'failed'
+  | 'stopped';
 
 export interface ProjectionStatus {
   name: string;
@@ -52,7 +67,7 @@ export interface ProjectionEngine {
   status(): ProjectionStatus[];
 }
 
-function sameInstance(a: InstanceRef | null, b: InstanceRef): boolean {
+export function sameInstance(a: InstanceRef | null, b: InstanceRef): boolean {
   return a !== null && a.name === b.name && a.version === b.version && a.generation === b.generation;
 }
 
@@ -70,14 +85,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * Runs projections: for each, the instance its code version should serve (the active one, or one
- * building beside it), under a lease so that only one process applies it. Each batch of events is
- * applied through a unit of work and written with the instance's new checkpoint in one write; a
- * building instance that has caught up becomes active in that same write and the one it replaces is
- * dropped.
+ * building beside it), under a lease so that only one process applies it, and with the lease's
+ * epoch fencing every write so a holder that lost its lease cannot write. Versions move only
+ * forward: a building instance becomes active only over an older one, in the same write as its
+ * last checkpoint, and a process whose version is older than the active one stops running it.
  */
 export function createProjectionEngine(options: ProjectionEngineOptions): ProjectionEngine {
-  const { eventStore, readStore, registry, readModels, log } = options;
-  const batchSize = options.batchSize ?? 2_000;
+  const { readStore, registry, log } = options;
   const leaseTtlMs = options.leaseTtlMs ?? 15_000;
   const controller = new AbortController();
   const statuses = new Map<string, ProjectionStatus>();
@@ -102,136 +116,24 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
     statuses.set(projection.name, { ...current, ...patch });
   }
 
-  /**
-   * Applies events to `instance` until stopped, until it is no longer the instance to serve, or
-   * (with `untilSwitched`) until it has become active. Returns the reason it stopped.
-   */
-  async function runInstance(
-    projection: Projection,
-    start: InstanceDoc,
-    owner: string,
-    signal: AbortSignal,
-    hooks: {
-      untilSwitched?: boolean;
-      report?: boolean;
-      onProgress?: (position: number, head: number) => void;
-    },
-  ): Promise<'stopped' | 'superseded' | 'switched' | 'lease_lost'> {
-    const instance: InstanceDoc = { ...start };
-    const key = instanceId(instance);
-    for (const collection of projection.collections) {
-      await readStore.ensureCollection({
-        ...collection,
-        name: physicalCollection(collection.name, instance),
-      });
-    }
-    const resolve = (collection: string): string => {
-      if (!projection.collections.some((c) => c.name === collection)) {
-        throw new Error(`projection ${projection.name} does not own the collection ${collection}`);
-      }
-      return physicalCollection(collection, instance);
-    };
-    const handles = new Set(projection.handles);
-    let leaseRenewedAt = Date.now();
-    const report = (patch: Partial<ProjectionStatus>): void => {
-      if (hooks.report !== false) setStatus(projection, patch);
-    };
-    report({
-      generation: instance.generation,
-      state: instance.status === 'live' ? 'catching_up' : 'building',
-      position: instance.position,
-      error: null,
-    });
-
-    /** Makes a caught-up building instance active, in the same write as its last checkpoint. */
-    async function switchIfCaughtUp(
-      operations: WriteOperation[],
-      position: number,
-    ): Promise<ActiveDoc | null> {
-      if (instance.status !== 'building') return null;
-      const head = await eventStore.headPosition();
-      hooks.onProgress?.(position, head);
-      if (position < head) return null;
-      const active: ActiveDoc = {
-        id: activeId(projection.name),
-        name: projection.name,
-        version: instance.version,
-        generation: instance.generation,
-      };
-      instance.status = 'live';
-      operations.push({ op: 'upsert', collection: REGISTRY_COLLECTION, doc: active });
-      return active;
-    }
-
-    /** Writes the batch with the new checkpoint, unless another instance became active meanwhile. */
-    async function commit(
-      operations: WriteOperation[],
-      position: number,
-    ): Promise<'committed' | 'superseded'> {
-      const previous = await registry.active(projection.name);
-      if (instance.status === 'live' && !sameInstance(previous, instance)) return 'superseded';
-      const switched = await switchIfCaughtUp(operations, position);
-      instance.position = position;
-      operations.push({ op: 'upsert', collection: REGISTRY_COLLECTION, doc: { ...instance } });
-      if (switched && previous && !sameInstance(previous, instance)) {
-        operations.push({
-          op: 'patch',
-          collection: REGISTRY_COLLECTION,
-          id: instanceId(previous),
-          set: { status: 'retired' },
-        });
-      }
-      await readStore.write(operations);
-      if (switched) {
-        readModels.setActive(switched);
-        log.info(
-          {
-            projection: projection.name,
-            version: instance.version,
-            generation: instance.generation,
-            position,
-          },
-          'projection instance is now active',
-        );
-        scheduleSweep(projection);
-      }
-      if (instance.status === 'live') activePositions.set(projection.name, position);
-      report({ position, state: instance.status === 'live' ? 'live' : 'building' });
+  const context = {
+    eventStore: options.eventStore,
+    readStore,
+    registry,
+    readModels: options.readModels,
+    log,
+    owner: options.owner,
+    batchSize: options.batchSize ?? 2_000,
+    leaseTtlMs,
+    idleFlushMs: options.idleFlushMs ?? 1_000,
+    onLive(name: string, position: number) {
+      activePositions.set(name, position);
       notify();
-      return 'committed';
-    }
-
-    // An empty log (or one fully applied already) has no batch to commit: switch right away.
-    if (instance.status === 'building' && (await commit([], instance.position)) === 'superseded')
-      return 'superseded';
-    if (hooks.untilSwitched && instance.status === 'live') return 'switched';
-    if (instance.status === 'live') activePositions.set(projection.name, instance.position);
-    notify();
-
-    const subscription = eventStore.subscribeToAll({
-      fromPosition: instance.position,
-      maxBatch: batchSize,
-      signal,
-    });
-    try {
-      for await (const batch of subscription) {
-        if (Date.now() - leaseRenewedAt > leaseTtlMs / 3) {
-          if (!(await readStore.acquireLease(key, owner, leaseTtlMs))) return 'lease_lost';
-          leaseRenewedAt = Date.now();
-        }
-        const unit = createUnitOfWork(readStore, resolve);
-        for (const event of batch) {
-          if (handles.has(event.type)) await projection.apply(event, unit.view);
-        }
-        const last = batch.at(-1) as RecordedEvent;
-        if ((await commit(unit.operations(), last.position)) === 'superseded') return 'superseded';
-        if (hooks.untilSwitched && instance.status === 'live') return 'switched';
-      }
-      return 'stopped';
-    } finally {
-      subscription.close();
-    }
-  }
+    },
+    onSwitched(projection: Projection) {
+      scheduleSweep(projection);
+    },
+  };
 
   /**
    * Drops instances that are no longer active (and no longer building), a little after a switch so
@@ -248,6 +150,8 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
 
   async function sweep(projection: Projection): Promise<void> {
     const active = await registry.active(projection.name);
+    // Only the process running the active version cleans up: an outdated one must not touch it.
+    if (!active || active.version !== projection.version) return;
     for (const instance of await registry.instances(projection.name)) {
       if (sameInstance(active, instance) || instance.status === 'building') continue;
       for (const collection of projection.collections) {
@@ -257,14 +161,42 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
     }
   }
 
+  function hooksFor(projection: Projection): InstanceHooks {
+    return {
+      report: (patch) => setStatus(projection, patch),
+    };
+  }
+
   async function runProjection(projection: Projection): Promise<void> {
     const signal = controller.signal;
     let failures = 0;
     while (!signal.aborted) {
       let instance: InstanceDoc | null = null;
+      let leased = false;
       try {
-        instance = await registry.target(projection);
-        if (!(await readStore.acquireLease(instanceId(instance), options.owner, leaseTtlMs))) {
+        const target = await registry.target(projection);
+        if (target.kind === 'outdated') {
+          activePositions.delete(projection.name);
+          // Reads here must stop at once, not when the cached pointer expires.
+          options.readModels.setActive(target.active);
+          if (statuses.get(projection.name)?.state !== 'outdated') {
+            log.warn(
+              {
+                projection: projection.name,
+                version: projection.version,
+                activeVersion: target.active.version,
+              },
+              'a newer version of this projection is active: this process neither runs nor serves it',
+            );
+          }
+          setStatus(projection, { state: 'outdated', generation: null, error: null });
+          notify();
+          await sleep(Math.min(5_000, leaseTtlMs), signal);
+          continue;
+        }
+        instance = target.instance;
+        const lease = await readStore.acquireLease(instanceId(instance), options.owner, leaseTtlMs);
+        if (!lease) {
           setStatus(projection, {
             state: 'standby',
             generation: instance.generation,
@@ -273,7 +205,8 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
           await sleep(Math.min(1_000, leaseTtlMs / 3), signal);
           continue;
         }
-        const outcome = await runInstance(projection, instance, options.owner, signal, {});
+        leased = true;
+        const outcome = await runInstance(context, projection, instance, lease, signal, hooksFor(projection));
         failures = 0;
         if (outcome === 'stopped') break;
         log.info({ projection: projection.name, outcome }, 'projection runner switching instance');
@@ -289,7 +222,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
         );
         await sleep(delay, signal);
       } finally {
-        if (instance)
+        if (instance && leased)
           await readStore.releaseLease(instanceId(instance), options.owner).catch(() => undefined);
       }
     }
@@ -298,6 +231,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
 
   async function currentPosition(name: string): Promise<number> {
     const local = statuses.get(name);
+    if (local?.state === 'outdated') return -1;
     if (local?.state === 'live') return activePositions.get(name) ?? 0;
     const active = await registry.active(name);
     if (!active) return -1;
@@ -316,6 +250,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
 
     async stop() {
       controller.abort();
+      notify();
       await Promise.allSettled(runners);
     },
 
@@ -326,7 +261,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
         const positions = await Promise.all(names.map(currentPosition));
         if (positions.every((reached) => reached >= position)) return true;
         const left = deadline - Date.now();
-        if (left <= 0) return false;
+        if (left <= 0 || controller.signal.aborted) return false;
         // Woken by this process's runners at once; other processes' progress is polled.
         await new Promise<void>((resolve) => {
           const wake = (): void => {
@@ -344,20 +279,32 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       await registry.init();
       const projection = registry.projections.find((candidate) => candidate.name === name);
       if (!projection) throw new Error(`unknown projection ${name}`);
+      const active = await registry.active(name);
+      if (active && active.version > projection.version) {
+        throw new Error(
+          `version ${active.version} of ${name} is active; this code knows version ${projection.version} and must not replace it`,
+        );
+      }
       const instance = await registry.createInstance(projection);
       const owner = `${options.owner}:rebuild`;
-      if (!(await readStore.acquireLease(instanceId(instance), owner, leaseTtlMs)))
-        throw new Error('rebuild instance is leased elsewhere');
+      const lease = await readStore.acquireLease(instanceId(instance), owner, leaseTtlMs);
+      if (!lease) throw new Error('rebuild instance is leased elsewhere');
       try {
         log.info(
           { projection: name, generation: instance.generation },
           'rebuilding projection beside the active instance',
         );
-        const outcome = await runInstance(projection, instance, owner, controller.signal, {
-          untilSwitched: true,
-          report: false,
-          onProgress: rebuildOptions.onProgress,
-        });
+        const outcome = await runInstance(
+          { ...context, owner },
+          projection,
+          instance,
+          lease,
+          controller.signal,
+          {
+            untilSwitched: true,
+            onProgress: rebuildOptions.onProgress,
+          },
+        );
         if (outcome !== 'switched')
           throw new Error(`rebuild of ${name} ended before it caught up (${outcome})`);
       } finally {

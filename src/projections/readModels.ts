@@ -6,11 +6,32 @@ import { physicalCollection } from './registry.js';
  * The read store's queries, by logical collection name, answered from the active instance of the
  * owning projection (as if empty while there is none). Active pointers are cached for `refreshMs`;
  * the projection engine of this process pushes changes at once, other processes' switches are seen
- * within `refreshMs`.
+ * within `refreshMs`. A process whose definition of a projection is older than the active one
+ * refuses to read it (`ReadModelVersionError`): the documents have a shape its code does not know.
  */
 export interface ReadModels extends Pick<ReadStore, 'get' | 'find' | 'count' | 'countBy' | 'search'> {
   /** Forget a cached pointer (the engine calls this when it switches an instance). */
   setActive(active: ActiveDoc): void;
+}
+
+/**
+ * The active read model is not of the version this process's code knows: a newer deployment took
+ * over (this process is outdated), or this version is still being built beside an older one.
+ */
+export class ReadModelVersionError extends Error {
+  override readonly name = 'ReadModelVersionError';
+  constructor(
+    readonly projection: string,
+    readonly version: number,
+    readonly activeVersion: number,
+  ) {
+    super(
+      `this process serves version ${version} of the ${projection} read model, but version ${activeVersion} is active` +
+        (activeVersion > version
+          ? ' (a newer deployment took over)'
+          : ` (version ${version} is still being built)`),
+    );
+  }
 }
 
 export function createReadModels(
@@ -28,7 +49,14 @@ export function createReadModels(
       entry = { active: await registry.active(owner.name), at: Date.now() };
       cache.set(owner.name, entry);
     }
-    return entry.active ? physicalCollection(collection, entry.active) : null;
+    const active = entry.active;
+    if (!active) return null;
+    if (active.version !== owner.version) {
+      // An older active version is still what everyone reads while this one builds: its documents
+      // may not have the shape this code expects either, so neither is served here.
+      throw new ReadModelVersionError(owner.name, owner.version, active.version);
+    }
+    return physicalCollection(collection, active);
   }
 
   return {

@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../readStore/readStore.js';
+import type { Doc, ReadStore, WriteOperation } from '../readStore/readStore.js';
 import type { Projection } from './projection.js';
 
 /**
@@ -34,6 +34,32 @@ export function physicalCollection(
   return `${collection}__v${ref.version}_${ref.generation}`;
 }
 
+/**
+ * Versions move only forward: an instance may replace the active one only if it is of a higher
+ * version, or of the same version and a later generation (a rebuild).
+ */
+export function isNewer(candidate: InstanceRef, active: InstanceRef | null): boolean {
+  if (!active) return true;
+  if (candidate.version !== active.version) return candidate.version > active.version;
+  return candidate.generation > active.generation;
+}
+
+/** Precondition that the active pointer is still `active` (or still absent) when a write applies. */
+export function expectActive(name: string, active: InstanceRef | null): WriteOperation {
+  return {
+    op: 'expect',
+    collection: REGISTRY_COLLECTION,
+    id: activeId(name),
+    fields: active ? { version: active.version, generation: active.generation } : null,
+  };
+}
+
+/** What a process should do for a projection, given its own version of the code. */
+export type Target =
+  | { kind: 'run'; instance: InstanceDoc }
+  /** A newer version is active: this process's definition is outdated and must not run or serve it. */
+  | { kind: 'outdated'; active: ActiveDoc };
+
 export function createProjectionRegistry(store: ReadStore, projections: readonly Projection[]) {
   const owners = new Map<string, Projection>();
   for (const projection of projections) {
@@ -48,7 +74,7 @@ export function createProjectionRegistry(store: ReadStore, projections: readonly
   }
   let ready: Promise<void> | null = null;
 
-  return {
+  const registry = {
     projections,
     /** The projection that owns a logical collection. */
     ownerOf(collection: string): Projection {
@@ -72,20 +98,25 @@ export function createProjectionRegistry(store: ReadStore, projections: readonly
         sort: [['generation', 1]],
       });
     },
-    /** The instance this code version should run: the active one if it is of this version, else one building beside it. */
-    async target(projection: Projection): Promise<InstanceDoc> {
-      const active = await this.active(projection.name);
+    /**
+     * What this code version should run: the active instance when it is of this version; nothing
+     * when a newer version is active (outdated); otherwise an instance of this version building
+     * beside the active one (created when there is none).
+     */
+    async target(projection: Projection): Promise<Target> {
+      const active = await registry.active(projection.name);
+      if (active && active.version > projection.version) return { kind: 'outdated', active };
       if (active && active.version === projection.version) {
-        const instance = await this.instance(active);
-        if (instance) return instance;
+        const instance = await registry.instance(active);
+        if (instance) return { kind: 'run', instance };
       }
-      const all = await this.instances(projection.name);
+      const all = await registry.instances(projection.name);
       const building = all.find((doc) => doc.status === 'building' && doc.version === projection.version);
-      return building ?? this.createInstance(projection, all);
+      return { kind: 'run', instance: building ?? (await registry.createInstance(projection, all)) };
     },
     /** A fresh instance of the projection's current version, built from position 0 beside the active one. */
     async createInstance(projection: Projection, existing?: InstanceDoc[]): Promise<InstanceDoc> {
-      const all = existing ?? (await this.instances(projection.name));
+      const all = existing ?? (await registry.instances(projection.name));
       const generation = all.reduce((max, doc) => Math.max(max, doc.generation), 0) + 1;
       const doc: InstanceDoc = {
         id: instanceId({ name: projection.name, version: projection.version, generation }),
@@ -99,6 +130,7 @@ export function createProjectionRegistry(store: ReadStore, projections: readonly
       return doc;
     },
   };
+  return registry;
 }
 
 export type ProjectionRegistry = ReturnType<typeof createProjectionRegistry>;

@@ -21,6 +21,7 @@ export function createProjectionStack(options: {
   log: Logger;
   batchSize?: number;
   leaseTtlMs?: number;
+  idleFlushMs?: number;
 }): ProjectionStack {
   const registry = createProjectionRegistry(options.readStore, options.projections);
   const readModels = createReadModels(options.readStore, registry);
@@ -33,6 +34,7 @@ export function createProjectionStack(options: {
     log: options.log,
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.leaseTtlMs ? { leaseTtlMs: options.leaseTtlMs } : {}),
+    ...(options.idleFlushMs ? { idleFlushMs: options.idleFlushMs } : {}),
   });
   return { registry, readModels, engine };
 }

@@ -1,5 +1,4 @@
-import type { TaskEvent } from '../domain/task/events.js';
-import { TASK_EVENT_TYPES } from '../domain/task/events.js';
+import { taskEvents } from '../domain/task/events.js';
 import type { TaskStatus } from '../domain/task/decider.js';
 import type { Projection } from './projection.js';
 
@@ -18,12 +17,17 @@ export type TaskView = {
   failureReason: string | null;
   attempt: number;
   createdBy: string;
+  /** On whose behalf the task runs (may differ from `createdBy` when the product acts for a user). */
+  owner: string;
   createdAt: string;
   /** Global position of `TaskCreated`: orders tasks strictly (timestamps can tie). */
   sequence: number;
   startedAt: string | null;
   completedAt: string | null;
-  /** Last sign of life from a worker (start, progress, heartbeat); the watchdog reads it. */
+  /**
+   * Last recorded step (creation, start, progress, outcome). Liveness itself is a lease outside
+   * the log; the watchdog uses this only to pick which running tasks to look at.
+   */
   lastActivityAt: string;
   /** Number of events in the task's stream, for SSE clients resuming with Last-Event-ID. */
   version: number;
@@ -31,11 +35,12 @@ export type TaskView = {
 
 export const tasksProjection: Projection = {
   name: 'tasks',
-  version: 1,
-  handles: TASK_EVENT_TYPES,
-  collections: [{ name: TASKS, indexes: ['status', 'sequence', 'createdAt', 'lastActivityAt'] }],
+  // 2: tasks carry their owner.
+  version: 2,
+  handles: taskEvents.types,
+  collections: [{ name: TASKS, indexes: ['status', 'sequence', 'createdAt', 'lastActivityAt', 'owner'] }],
   async apply(recorded, view) {
-    const event = recorded as unknown as TaskEvent;
+    const event = taskEvents.decode(recorded);
     const now = recorded.metadata.now;
     const taskId = event.data.taskId;
     // Every task event is a sign of life and a new stream version.
@@ -53,6 +58,7 @@ export const tasksProjection: Projection = {
           failureReason: null,
           attempt: 0,
           createdBy: recorded.metadata.actorId,
+          owner: event.data.owner,
           createdAt: now,
           sequence: recorded.position,
           startedAt: null,
@@ -108,6 +114,8 @@ export const tasksProjection: Projection = {
           message: event.data.reason ? `Cancelled: ${event.data.reason}` : 'Cancelled',
           completedAt: now,
         });
+      case 'TaskPurged':
+        return view.delete(TASKS, taskId);
     }
   },
 };

@@ -7,8 +7,23 @@ import { createMongoSearch, type Page } from './mongoSearch.js';
 import { createTextFolding, termListPaths, textIndexSpec } from './mongoText.js';
 import { serverProfile } from './mongoProfile.js';
 import { applyOperations, toBulkOperation, type StoredDoc, type StoredSpec } from './mongoWrites.js';
-import type { CollectionSpec, Doc, GroupCount, ReadStore, Scalar, TextNormalizer } from './readStore.js';
-import { UnsupportedQueryError, assertCollectionName, assertFieldPath } from './readStore.js';
+import type {
+  CollectionSpec,
+  Doc,
+  GroupCount,
+  Lease,
+  ReadStore,
+  Scalar,
+  TextNormalizer,
+  WriteOperation,
+} from './readStore.js';
+import {
+  UnsupportedQueryError,
+  WriteConflictError,
+  assertCollectionName,
+  assertFieldPath,
+  meetsExpectation,
+} from './readStore.js';
 
 export interface MongoReadStoreOptions {
   /** A MongoDB connection string (MongoDB, or FerretDB which speaks its protocol). */
@@ -59,8 +74,31 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
   let serverHasTextIndexes: boolean | null = options.textIndex === false ? false : null;
 
   const specCollection = (): Collection<StoredSpec> => db.collection<StoredSpec>(SPECS);
-  const leaseCollection = (): Collection<{ _id: string; owner: string; expiresAt: number }> =>
+  const leaseCollection = (): Collection<{ _id: string; owner: string; expiresAt: number; epoch?: number }> =>
     db.collection(LEASES);
+
+  /** Preconditions of a batch, checked before any of it is applied (not atomically with it). */
+  async function checkPreconditions(operations: readonly WriteOperation[]): Promise<void> {
+    for (const operation of operations) {
+      if (operation.op === 'fence') {
+        const lease = await leaseCollection().findOne({ _id: operation.lease });
+        if (lease?.owner !== operation.owner || (lease.epoch ?? 1) !== operation.epoch) {
+          throw new WriteConflictError(
+            'fenced',
+            `lease ${operation.lease} is no longer held by ${operation.owner} at epoch ${operation.epoch}`,
+          );
+        }
+      } else if (operation.op === 'expect') {
+        const stored = await db.collection<StoredDoc>(operation.collection).findOne({ _id: operation.id });
+        if (!meetsExpectation(stored ? decodeDoc(stored) : null, operation.fields)) {
+          throw new WriteConflictError(
+            'unexpected',
+            `${operation.collection}/${operation.id} changed meanwhile`,
+          );
+        }
+      }
+    }
+  }
 
   async function specFor(name: string): Promise<StoredSpec | null> {
     const cached = specs.get(name);
@@ -234,11 +272,14 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
 
     async write(operations) {
       if (operations.length === 0) return;
-      for (const operation of operations) assertCollectionName(operation.collection);
+      for (const operation of operations)
+        if (operation.op !== 'fence') assertCollectionName(operation.collection);
       await run(async () => {
+        await checkPreconditions(operations);
         // Build everything first, so that an invalid operation stops the batch before any of it runs.
         const runs: Array<{ name: string; operations: AnyBulkWriteOperation<StoredDoc>[] }> = [];
         for (const operation of operations) {
+          if (operation.op === 'fence' || operation.op === 'expect') continue;
           const spec = await specFor(operation.collection);
           const built = toBulkOperation(operation, spec, fold);
           if (!built) continue;
@@ -254,24 +295,40 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
 
     async acquireLease(name, owner, ttlMs) {
       const now = Date.now();
-      return run(async () => {
+      return run(async (): Promise<Lease | null> => {
+        const leases = leaseCollection();
+        // Ours already: renew, same epoch.
+        const renewed = await leases.findOneAndUpdate(
+          { _id: name, owner },
+          { $set: { expiresAt: now + ttlMs } },
+          { returnDocument: 'after' },
+        );
+        if (renewed) return { name, owner, epoch: renewed.epoch ?? 1 };
+        // Someone else's but expired: take it over with the next epoch.
+        const taken = await leases.findOneAndUpdate(
+          { _id: name, expiresAt: { $lte: now } },
+          { $set: { owner, expiresAt: now + ttlMs }, $inc: { epoch: 1 } },
+          { returnDocument: 'after' },
+        );
+        if (taken) return { name, owner, epoch: taken.epoch ?? 1 };
         try {
-          // Matches when free, expired or ours; otherwise the upsert collides on _id: not acquired.
-          const result = await leaseCollection().updateOne(
-            { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
-            { $set: { owner, expiresAt: now + ttlMs } },
-            { upsert: true },
-          );
-          return result.matchedCount + result.upsertedCount > 0;
+          await leases.insertOne({ _id: name, owner, expiresAt: now + ttlMs, epoch: 1 });
+          return { name, owner, epoch: 1 };
         } catch (error) {
-          if (error instanceof MongoServerError && error.code === 11000) return false;
+          // Held by someone else (or created by a concurrent caller): not acquired.
+          if (error instanceof MongoServerError && error.code === 11000) return null;
           throw error;
         }
       });
     },
 
     async releaseLease(name, owner) {
-      await run(() => leaseCollection().deleteOne({ _id: name, owner }));
+      await run(() => leaseCollection().updateOne({ _id: name, owner }, { $set: { expiresAt: 0 } }));
+    },
+
+    async scrub() {
+      // The server owns its files: deleted documents are gone from queries, and its storage engine
+      // reuses their space. Nothing an application can do here.
     },
 
     async health() {

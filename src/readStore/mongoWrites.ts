@@ -57,6 +57,10 @@ export function toBulkOperation(
       return { deleteOne: { filter: { _id: operation.id } } };
     case 'deleteWhere':
       return { deleteMany: { filter: toMongoFilter(operation.filter) } };
+    case 'fence':
+    case 'expect':
+      // Preconditions are checked before the batch; they write nothing.
+      return null;
   }
 }
 

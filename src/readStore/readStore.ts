@@ -26,16 +26,36 @@ export interface ReadStore {
   /**
    * Applies the operations in order. The embedded adapter applies them atomically (all or none);
    * distributed adapters apply them in order, at least once, so projections must be idempotent.
+   * `fence` and `expect` operations are preconditions: when one does not hold, nothing of the
+   * batch is applied and `write` rejects with `WriteConflictError` (the embedded adapter checks
+   * them in the batch's transaction; MongoDB checks them just before applying the batch).
    */
   write(operations: readonly WriteOperation[]): Promise<void>;
-  /** Takes or renews a named lease for `owner`; false while another owner holds an unexpired one. */
-  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes or renews a named lease for `owner`: null while another owner holds an unexpired one.
+   * The lease's epoch grows each time it changes hands (not when its holder renews it), so a
+   * write fenced with an older epoch is refused once someone else has taken over.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<Lease | null>;
+  /** Lets `owner`'s lease go (it expires at once); its epoch is kept, so the next holder's is higher. */
   releaseLease(name: string, owner: string): Promise<void>;
+  /**
+   * Makes deleted content unrecoverable from the store's own files (SQLite: truncates the WAL,
+   * which keeps older copies of pages). Costly: call it once for a batch of deletions.
+   */
+  scrub(): Promise<void>;
   health(): Promise<{ healthy: boolean; reason: string | null }>;
   close(): Promise<void>;
 }
 
 export type Scalar = string | number | boolean | null;
+
+export interface Lease {
+  name: string;
+  owner: string;
+  /** Grows by one each time the lease changes hands; the fencing token of its holder's writes. */
+  epoch: number;
+}
 
 /** A stored document: JSON with a string `id`. */
 export type Doc = { id: string } & Record<string, unknown>;
@@ -97,7 +117,31 @@ export type WriteOperation =
   /** Sets top-level fields of an existing document (`undefined` removes a field); no-op when absent. */
   | { op: 'patch'; collection: string; id: string; set: Record<string, unknown> }
   | { op: 'delete'; collection: string; id: string }
-  | { op: 'deleteWhere'; collection: string; filter: Filter };
+  | { op: 'deleteWhere'; collection: string; filter: Filter }
+  /**
+   * Precondition: `owner` still holds `lease` at `epoch` (an expired lease nobody has taken since
+   * still counts). Keeps a holder that lost its lease — paused past its expiry — from writing.
+   */
+  | { op: 'fence'; lease: string; owner: string; epoch: number }
+  /** Precondition: the document has these field values; `fields: null` means it does not exist. */
+  | { op: 'expect'; collection: string; id: string; fields: Record<string, Scalar> | null };
+
+/** A precondition of a write (`fence`, `expect`) did not hold: nothing of the batch was applied. */
+export class WriteConflictError extends Error {
+  override readonly name = 'WriteConflictError';
+  constructor(
+    readonly reason: 'fenced' | 'unexpected',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether a document (or its absence) meets an `expect` precondition. */
+export function meetsExpectation(doc: Doc | null, fields: Record<string, Scalar> | null): boolean {
+  if (fields === null) return doc === null;
+  return doc !== null && Object.entries(fields).every(([key, value]) => (doc[key] ?? null) === value);
+}
 
 /** Turns text into what is indexed and compared (e.g. Arabic letter variants unified). */
 export type TextNormalizer = (text: string) => string;

@@ -7,6 +7,7 @@ import type {
   Doc,
   Filter,
   GroupCount,
+  Lease,
   ReadStore,
   Scalar,
   TextNormalizer,
@@ -15,6 +16,8 @@ import type {
 import {
   ReadStoreUnavailableError,
   UnsupportedQueryError,
+  WriteConflictError,
+  meetsExpectation,
   assertCollectionName,
   assertFieldPath,
   searchTerms,
@@ -52,21 +55,31 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
   db.pragma('secure_delete = ON');
   db.pragma('busy_timeout = 10000');
   db.exec(`CREATE TABLE IF NOT EXISTS _collections (name TEXT PRIMARY KEY, spec TEXT NOT NULL) WITHOUT ROWID;
-           CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;`);
+           CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 1) WITHOUT ROWID;`);
+  // Stores written before leases had epochs.
+  if (
+    !(db.prepare('PRAGMA table_info(_leases)').all() as Array<{ name: string }>).some(
+      (c) => c.name === 'epoch',
+    )
+  )
+    db.exec('ALTER TABLE _leases ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1');
   const normalize = options.normalizeText ?? ((text: string) => text);
-  const selectLease = db.prepare<[string], { owner: string; expires_at: number }>(
-    'SELECT owner, expires_at FROM _leases WHERE name = ?',
+  const selectLease = db.prepare<[string], { owner: string; expires_at: number; epoch: number }>(
+    'SELECT owner, expires_at, epoch FROM _leases WHERE name = ?',
   );
   const upsertLease = db.prepare(
-    'INSERT INTO _leases (name, owner, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at',
+    'INSERT INTO _leases (name, owner, expires_at, epoch) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, epoch = excluded.epoch',
   );
-  const deleteLease = db.prepare('DELETE FROM _leases WHERE name = ? AND owner = ?');
-  const takeLease = db.transaction((name: string, owner: string, now: number, ttlMs: number): boolean => {
-    const row = selectLease.get(name);
-    if (row && row.owner !== owner && row.expires_at > now) return false;
-    upsertLease.run(name, owner, now + ttlMs);
-    return true;
-  });
+  const expireLease = db.prepare('UPDATE _leases SET expires_at = 0 WHERE name = ? AND owner = ?');
+  const takeLease = db.transaction(
+    (name: string, owner: string, now: number, ttlMs: number): Lease | null => {
+      const row = selectLease.get(name);
+      if (row && row.owner !== owner && row.expires_at > now) return null;
+      const epoch = !row ? 1 : row.owner === owner ? row.epoch : row.epoch + 1;
+      upsertLease.run(name, owner, now + ttlMs, epoch);
+      return { name, owner, epoch };
+    },
+  );
   const collections = new Map<string, CollectionState>();
   const statementCache = new Map<string, Database.Statement>();
   let closed = false;
@@ -174,8 +187,33 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
     statement(`DELETE FROM ${state.table} WHERE rid = ?`).run(rid);
   }
 
+  function checkPrecondition(operation: Extract<WriteOperation, { op: 'fence' | 'expect' }>): void {
+    if (operation.op === 'fence') {
+      const row = selectLease.get(operation.lease);
+      if (row?.owner !== operation.owner || row.epoch !== operation.epoch) {
+        throw new WriteConflictError(
+          'fenced',
+          `lease ${operation.lease} is no longer held by ${operation.owner} at epoch ${operation.epoch}`,
+        );
+      }
+      return;
+    }
+    const state = collection(operation.collection);
+    const row = state
+      ? (statement(`SELECT doc FROM ${state.table} WHERE id = ?`).get(operation.id) as
+          { doc: string } | undefined)
+      : undefined;
+    if (!meetsExpectation(row ? (JSON.parse(row.doc) as Doc) : null, operation.fields)) {
+      throw new WriteConflictError('unexpected', `${operation.collection}/${operation.id} changed meanwhile`);
+    }
+  }
+
   const applyAll = db.transaction((operations: readonly WriteOperation[]) => {
     for (const operation of operations) {
+      if (operation.op === 'fence' || operation.op === 'expect') {
+        checkPrecondition(operation);
+        continue;
+      }
       const state = requireCollection(operation.collection);
       switch (operation.op) {
         case 'upsert':
@@ -337,7 +375,20 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
 
     async releaseLease(name, owner) {
       assertOpen();
-      deleteLease.run(name, owner);
+      expireLease.run(name, owner);
+    },
+
+    async scrub() {
+      assertOpen();
+      // secure_delete zeroed freed pages in the database file; the WAL still has older copies.
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (result?.busy === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new ReadStoreUnavailableError(
+        'the WAL could not be truncated (busy): deleted content may remain in it',
+      );
     },
 
     async health() {

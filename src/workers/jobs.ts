@@ -48,14 +48,22 @@ export function taskQueue(jobType: string): string {
 }
 
 /**
- * Puts a task's job on its type's work queue. The job id is the task id, so enqueueing it again (after
- * a crash, or by the watchdog) is deduplicated, and a worker given a finished task just acknowledges it.
+ * Puts a task's job on its type's work queue. `jobId` is the job's de-duplication key: the id of the
+ * event that caused it (so the same cause never enqueues twice), or a key of the watchdog's. Several
+ * jobs of one task are harmless: a worker given a finished task, or one running elsewhere, just
+ * acknowledges it.
  */
 export function enqueueTask(
   bus: Bus,
+  jobId: string,
   task: { taskId: string; jobType: string; correlationId?: string },
-): Promise<void> {
-  return bus.enqueue(taskQueue(task.jobType), { id: task.taskId, payload: { ...task } });
+): Promise<boolean> {
+  return bus.enqueue(taskQueue(task.jobType), { id: jobId, payload: { ...task } });
+}
+
+/** The liveness lease of a task's running attempt: held and renewed by the worker running it. */
+export function taskAttemptLease(taskId: string): string {
+  return `task-attempt:${taskId}`;
 }
 
 /** Where a cancellation is announced so the attempt running it can stop at once. */

@@ -1,29 +1,27 @@
 import type { Bus } from '../bus/bus.js';
-import type { Projection } from '../projections/projection.js';
+import { taskEvents } from '../domain/task/events.js';
 import { enqueueTask, taskCancelledSubject } from './jobs.js';
+import type { Reactor } from './reactors.js';
 
 /**
- * Hands tasks to workers: each `TaskCreated` becomes a job on its type's work queue, each
- * `TaskCancelled` a notification to the attempt running it. It runs as a projection so that it
- * has a checkpoint: a crash between an append and the enqueue only delays the job, never loses it
- * (`enqueueTask` makes an enqueue repeated after a crash harmless).
+ * Hands tasks to workers: each `TaskCreated` becomes a job on its type's work queue, keyed by the
+ * event's id (so a reaction repeated after a crash enqueues nothing more), and each `TaskCancelled`
+ * a notification to the attempt running it.
  */
-export function taskDispatchProjection(bus: Bus): Projection {
+export function taskDispatchReactor(bus: Bus): Reactor {
   return {
     name: 'task_dispatch',
-    version: 1,
     handles: ['TaskCreated', 'TaskCancelled'],
-    collections: [],
-    async apply(event) {
-      const taskId = String(event.data['taskId']);
+    async react(recorded) {
+      const event = taskEvents.decode(recorded);
       if (event.type === 'TaskCreated') {
-        await enqueueTask(bus, {
-          taskId,
-          jobType: String(event.data['jobType']),
-          correlationId: event.metadata.correlationId,
+        await enqueueTask(bus, recorded.id, {
+          taskId: event.data.taskId,
+          jobType: event.data.jobType,
+          correlationId: recorded.metadata.correlationId,
         });
-      } else {
-        bus.publish(taskCancelledSubject(taskId), { taskId });
+      } else if (event.type === 'TaskCancelled') {
+        bus.publish(taskCancelledSubject(event.data.taskId), { taskId: event.data.taskId });
       }
     },
   };

@@ -7,35 +7,55 @@ import type { Logger } from '../log.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { TaskView } from '../projections/tasksProjection.js';
 import { TASKS } from '../projections/tasksProjection.js';
+import type { ReadStore } from '../readStore/readStore.js';
 import type { JobRegistry } from './jobs.js';
-import { enqueueTask, taskQueue } from './jobs.js';
+import { enqueueTask, taskAttemptLease, taskQueue } from './jobs.js';
 
 export interface TaskWatchdogOptions {
   readModels: ReadModels;
   tasks: TaskCommands;
   bus: Bus;
   jobs: JobRegistry;
+  /** The attempts' liveness leases (see the task worker). */
+  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease'>;
   clock: Clock;
   log: Logger;
-  /** A running task silent this long has lost its worker for good (well beyond bus redelivery). */
+  /**
+   * A running task with no recorded step for this long is looked at; it is failed only if no live
+   * worker holds its lease (its worker is gone, and bus redelivery did not bring it back).
+   */
   stallTimeoutMs?: number;
-  /** A pending task waiting this long has its job enqueued again, in case the first enqueue was lost. */
+  /**
+   * A pending task waiting this long has its job enqueued again, in case the job was lost (a bus
+   * that lost its newest messages in an OS crash); again after 4×, 16×… as long, never more.
+   */
   redispatchAfterMs?: number;
   intervalMs?: number;
 }
 
 const WATCHDOG: Caller = { actorId: 'system:watchdog', correlationId: 'watchdog' };
+const WATCHDOG_HOLDER = 'system:watchdog';
+
+/**
+ * Which re-dispatch of a pending task is due after waiting `waitedMs`: 0 after `afterMs`, 1 after
+ * 4×, 2 after 16×… — so a long backlog gets a few extra jobs per task, not one per sweep. Null
+ * before the first is due.
+ */
+export function redispatchRound(waitedMs: number, afterMs: number): number | null {
+  if (waitedMs < afterMs) return null;
+  return Math.floor(Math.log(waitedMs / afterMs) / Math.log(4));
+}
 
 /**
  * The last line of defence against tasks stuck in `running` or `pending`: redelivery by the bus
- * resumes most interrupted tasks; the watchdog fails those whose worker fell silent for longer than
- * redelivery could explain, those whose job was dead-lettered by the bus, and pending tasks of job
- * types no worker here knows. Pending tasks of known types that wait too long get their job enqueued
- * again: the enqueue after `TaskCreated` is a separate commit and could be lost (the same job id is
- * deduplicated, and a worker acknowledges a task that is no longer pending).
+ * resumes most interrupted tasks; the watchdog fails those whose worker is proven gone (no live
+ * lease) for longer than redelivery could explain, those whose job was dead-lettered by the bus,
+ * and pending tasks of job types no worker here knows. Pending tasks of known types that wait too
+ * long get their job enqueued again, a few times at growing intervals: harmless, since a worker
+ * acknowledges a job for a task that is finished or running elsewhere.
  */
 export function createTaskWatchdog(options: TaskWatchdogOptions) {
-  const { readModels, tasks, bus, jobs, clock, log } = options;
+  const { readModels, tasks, bus, jobs, leases, clock, log } = options;
   const stallTimeoutMs = options.stallTimeoutMs ?? 5 * 60_000;
   const intervalMs = options.intervalMs ?? 15_000;
   const redispatchAfterMs = options.redispatchAfterMs ?? 60_000;
@@ -63,12 +83,19 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
       limit: 100,
     });
     for (const task of stalled) {
-      const seconds = Math.round((now - Date.parse(task.lastActivityAt)) / 1000);
-      await failTask(
-        task,
-        'worker_lost',
-        `no sign of life from its worker for ${seconds} s (attempt ${task.attempt})`,
-      );
+      // Taking the lease proves nobody holds it: the attempt's worker is gone.
+      const lease = taskAttemptLease(task.id);
+      if (!(await leases.acquireLease(lease, WATCHDOG_HOLDER, 1_000))) continue;
+      try {
+        const seconds = Math.round((now - Date.parse(task.lastActivityAt)) / 1000);
+        await failTask(
+          task,
+          'worker_lost',
+          `no worker holds attempt ${task.attempt}, and nothing was recorded for ${seconds} s`,
+        );
+      } finally {
+        await leases.releaseLease(lease, WATCHDOG_HOLDER);
+      }
     }
     // Only after the stall timeout too: during a rolling deploy a newer worker may be about to start.
     const pending = await readModels.find<TaskView>(TASKS, {
@@ -84,8 +111,16 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
       limit: 500,
     });
     for (const task of waiting.filter((candidate) => jobs.has(candidate.jobType))) {
-      await enqueueTask(bus, { taskId: task.id, jobType: task.jobType });
-      log.info({ taskId: task.id, waitedSince: task.createdAt }, 'watchdog re-dispatched a pending task');
+      const round = redispatchRound(now - Date.parse(task.createdAt), redispatchAfterMs);
+      if (round === null) continue;
+      // Keyed by round: the bus stores each round's job once, however many sweeps see the task.
+      if (
+        await enqueueTask(bus, `${task.id}:redispatch:${round}`, { taskId: task.id, jobType: task.jobType })
+      )
+        log.info(
+          { taskId: task.id, waitedSince: task.createdAt, round },
+          'watchdog re-dispatched a pending task',
+        );
     }
   }
 

@@ -3,18 +3,21 @@ import type { Caller } from '../commands/context.js';
 import type { TaskCommands } from '../commands/taskCommands.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
+import type { ReadStore } from '../readStore/readStore.js';
 import type { JobContext, JobRegistry, JobType } from './jobs.js';
-import { TaskStopped, taskCancelledSubject, taskQueue } from './jobs.js';
+import { TaskStopped, taskAttemptLease, taskCancelledSubject, taskQueue } from './jobs.js';
 
 export interface TaskWorkerOptions {
   bus: Bus;
   tasks: TaskCommands;
   jobs: JobRegistry;
+  /** Where attempts hold their liveness leases (shared by every worker process). */
+  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease'>;
   workerId: string;
   log: Logger;
-  /** How often a running attempt shows it is alive (bus lease renewal, and a heartbeat event when idle). */
+  /** How often a running attempt shows it is alive (renews its bus delivery and its liveness lease). */
   heartbeatMs?: number;
-  /** Bus lease: an attempt silent this long is presumed dead and its job delivered again. */
+  /** An attempt silent this long is presumed dead: its job is delivered again and its lease expires. */
   ackWaitMs?: number;
 }
 
@@ -31,15 +34,20 @@ function asStop(error: unknown): unknown {
 }
 
 /**
- * Consumes every registered job type's work queue and runs each task as an attempt: `BeginAttempt`
- * (which starts, resumes or — when it cannot resume — fails the task), then the job with a context
- * whose `progress` records `TaskProgressed`, a heartbeat that renews the bus lease and records
- * `TaskHeartbeat` when the job has been quiet, and an abort signal raised by cancellation. The
- * outcome is `TaskCompleted` or `TaskFailed`; a job is acknowledged only once its outcome is stored,
- * so a crash anywhere means redelivery and a resumed (or failed) task, never one stuck in `running`.
+ * Consumes every registered job type's work queue and runs each task as an attempt. A delivery first
+ * takes the task's liveness lease: when another live attempt holds it, the delivery is a duplicate
+ * (a job enqueued again, a copy past the bus's de-duplication) and is acknowledged without touching
+ * the task — a healthy attempt is never superseded. Holding the lease, it sends `BeginAttempt`
+ * (which starts, resumes — the lease proves the previous attempt's worker gone — or, when it cannot
+ * resume, fails the task), then runs the job with a context whose `progress` records
+ * `TaskProgressed`, a heartbeat that renews the bus delivery and the lease (liveness stays out of
+ * the event log, so a long task does not grow its stream), and an abort signal raised by
+ * cancellation. The outcome is `TaskCompleted` or `TaskFailed`; a job is acknowledged only once its
+ * outcome is stored, so a crash anywhere means redelivery and a resumed (or failed) task, never one
+ * stuck in `running`.
  */
 export function createTaskWorker(options: TaskWorkerOptions) {
-  const { bus, tasks, jobs, workerId, log } = options;
+  const { bus, tasks, jobs, leases, workerId, log } = options;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const ackWaitMs = options.ackWaitMs ?? Math.max(heartbeatMs * 3, 1_000);
   const consumers: Consumer[] = [];
@@ -57,6 +65,28 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       delivery: delivery.deliveryCount,
     });
 
+    const leaseName = taskAttemptLease(taskId);
+    const holder = `${workerId}/${delivery.id}/${delivery.deliveryCount}`;
+    if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
+      taskLog.info('another live attempt runs this task: acknowledging a duplicate delivery');
+      return;
+    }
+    try {
+      await runAttempt(job, delivery, taskId, caller, taskLog, leaseName, holder);
+    } finally {
+      await leases.releaseLease(leaseName, holder).catch(() => undefined);
+    }
+  }
+
+  async function runAttempt(
+    job: JobType,
+    delivery: Delivery,
+    taskId: string,
+    caller: Caller,
+    taskLog: Logger,
+    leaseName: string,
+    holder: string,
+  ): Promise<void> {
     let begun;
     try {
       begun = await tasks.beginAttempt(
@@ -85,17 +115,16 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       if (!controller.signal.aborted) controller.abort(new TaskStopped(reason));
     };
     const unsubscribe = bus.subscribe(taskCancelledSubject(taskId), () => stop('cancelled'));
-    let lastRecordedAt = Date.now();
     const heartbeat = setInterval(
       () => {
         void delivery.working();
-        if (Date.now() - lastRecordedAt < heartbeatMs) return;
-        lastRecordedAt = Date.now();
-        tasks.heartbeat({ taskId, attempt }, caller).catch((error: unknown) => {
-          const stopped = asStop(error);
-          if (stopped instanceof TaskStopped) stop(stopped.reason);
-          else taskLog.warn({ err: error }, 'could not record a heartbeat');
-        });
+        leases.acquireLease(leaseName, holder, ackWaitMs).then(
+          (lease) => {
+            // Silent past the lease's end and taken over: this attempt has been superseded.
+            if (!lease) stop('superseded');
+          },
+          (error: unknown) => taskLog.warn({ err: error }, 'could not renew the attempt lease'),
+        );
       },
       Math.max(50, Math.floor(Math.min(heartbeatMs, ackWaitMs / 3))),
     );
@@ -117,7 +146,6 @@ export function createTaskWorker(options: TaskWorkerOptions) {
             { taskId, attempt, progress: fraction, message: message ?? null },
             caller,
           );
-          lastRecordedAt = Date.now();
         } catch (error) {
           throw asStop(error);
         }

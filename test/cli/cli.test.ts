@@ -98,7 +98,7 @@ describe('archivist CLI', function () {
     };
     expect(stats.head_position).to.equal(4);
     expect(stats.tasks_by_status).to.deep.equal({ pending: 2, cancelled: 1 });
-    expect(stats.projections).to.deep.equal([{ name: 'tasks', version: 1, generation: 1, position: 4 }]);
+    expect(stats.projections).to.deep.equal([{ name: 'tasks', version: 2, generation: 1, position: 4 }]);
   });
 
   it('rebuilds a projection beside the active one and switches to it', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Metadata } from '../../src/domain/shared/index.js';
-import type { EventStore, EventToAppend, RecordedEvent } from '../../src/eventStore/eventStore.js';
+import type { AllBatch, EventStore, EventToAppend, RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { StreamDeletedError, WrongExpectedVersionError } from '../../src/eventStore/eventStore.js';
 import { expectRejection } from '../support/expectRejection.js';
 
@@ -19,13 +19,13 @@ const newStream = (prefix = 'test'): string =>
 
 /** Reads batches until `count` events (or `until` holds); the subscription ends with the loop. */
 export async function collect(
-  iterable: AsyncIterable<RecordedEvent[]>,
+  iterable: AsyncIterable<RecordedEvent[] | AllBatch>,
   count: number,
   until?: (events: RecordedEvent[]) => boolean,
 ): Promise<RecordedEvent[]> {
   const seen: RecordedEvent[] = [];
   for await (const batch of iterable) {
-    seen.push(...batch);
+    seen.push(...(Array.isArray(batch) ? batch : batch.events));
     if (seen.length >= count || until?.(seen)) break;
   }
   return seen;
@@ -279,6 +279,49 @@ export function eventStoreContract(adapter: string, create: () => Promise<EventS
         subscription.close();
       });
 
+      it('filters by event type in the store and moves its checkpoint past the events it skips', async () => {
+        const start = await store.headPosition();
+        const stream = newStream('mixed');
+        const rare = `Rare${Math.random().toString(36).slice(2, 8)}`;
+        await store.append(stream, [
+          event('Common'),
+          event(rare, { n: 1 }),
+          event('Common'),
+          event('Common'),
+        ]);
+        const { position: last } = await store.append(newStream('other'), [event('Common'), event('Common')]);
+        const batches: AllBatch[] = [];
+        const subscription = store.subscribeToAll({ fromPosition: start, filter: { eventTypes: [rare] } });
+        for await (const batch of subscription) {
+          batches.push(batch);
+          if (batch.checkpoint >= last) break;
+        }
+        subscription.close();
+        const delivered = batches.flatMap((batch) => batch.events);
+        expect(delivered.map((e) => e.data['n'])).to.deep.equal([1]);
+        expect(batches.at(-1)!.checkpoint).to.be.at.least(last);
+        const checkpoints = batches.map((batch) => batch.checkpoint);
+        expect([...checkpoints].sort((x, y) => x - y)).to.deep.equal(checkpoints);
+        // Resuming from the checkpoint repeats nothing, and a new matching event still arrives.
+        const resumed = store.subscribeToAll({
+          fromPosition: batches.at(-1)!.checkpoint,
+          filter: { eventTypes: [rare] },
+        });
+        const next = collect(resumed, 1);
+        await store.append(stream, [event('Common'), event(rare, { n: 2 })]);
+        expect((await next).map((e) => e.data['n'])).to.deep.equal([2]);
+        resumed.close();
+      });
+
+      it('reports the head position of the events a filter matches', async () => {
+        const rare = `Head${Math.random().toString(36).slice(2, 8)}`;
+        expect(await store.headPosition({ eventTypes: [rare] })).to.equal(0);
+        const { position } = await store.append(newStream('h'), [event(rare)]);
+        await store.append(newStream('h'), [event('Later')]);
+        expect(await store.headPosition({ eventTypes: [rare] })).to.equal(position);
+        expect(await store.headPosition()).to.be.greaterThan(position);
+      });
+
       it('ends when closed or when its signal aborts', async () => {
         const subscription = store.subscribeToAll({ fromPosition: await store.headPosition() });
         const done = collect(subscription, 1);
@@ -321,6 +364,8 @@ export function eventStoreContract(adapter: string, create: () => Promise<EventS
           .to.include(kept)
           .and.not.to.include(doomed);
         expect(await store.streamInfo(doomed)).to.deep.include({ version: 0, deleted: true });
+        await store.deleteStream(doomed); // again: nothing more happens
+        await store.scrub();
         await expectRejection(store.append(doomed, [event('Again')]), StreamDeletedError);
         await expectRejection(
           store.append(doomed, [event('Again')], { expectedVersion: 'no_stream' }),

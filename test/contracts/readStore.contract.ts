@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
-import { UnsupportedQueryError } from '../../src/readStore/readStore.js';
+import { UnsupportedQueryError, WriteConflictError } from '../../src/readStore/readStore.js';
 import { expectRejection } from '../support/expectRejection.js';
 
 export interface ReadStoreFixture {
@@ -276,16 +276,77 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
     });
 
     describe('leases', () => {
-      it('grants a lease to one owner at a time until it expires or is released', async () => {
+      it('grants a lease to one owner at a time until it expires or is released, its epoch growing as it changes hands', async () => {
         const lease = `lease-${newCollection()}`;
-        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
-        expect(await store.acquireLease(lease, 'b', 300)).to.equal(false);
-        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
+        const first = await store.acquireLease(lease, 'a', 300);
+        expect(first).to.include({ name: lease, owner: 'a' });
+        expect(await store.acquireLease(lease, 'b', 300)).to.equal(null);
+        expect(await store.acquireLease(lease, 'a', 300)).to.deep.equal(first); // renewed, same epoch
         await new Promise((resolve) => setTimeout(resolve, 400));
-        expect(await store.acquireLease(lease, 'b', 300)).to.equal(true);
+        expect(await store.acquireLease(lease, 'b', 300)).to.deep.equal({
+          name: lease,
+          owner: 'b',
+          epoch: first!.epoch + 1,
+        });
         await store.releaseLease(lease, 'b');
-        expect(await store.acquireLease(lease, 'a', 300)).to.equal(true);
+        expect(await store.acquireLease(lease, 'a', 300)).to.deep.equal({
+          name: lease,
+          owner: 'a',
+          epoch: first!.epoch + 2,
+        });
         await store.releaseLease(lease, 'a');
+      });
+
+      it('refuses, whole, a write fenced by a lease its writer no longer holds', async () => {
+        const name = newCollection();
+        await store.ensureCollection({ name });
+        const lease = `fence-${name}`;
+        const a = (await store.acquireLease(lease, 'a', 200))!;
+        const fenceA = { op: 'fence', lease, owner: 'a', epoch: a.epoch } as const;
+        await store.write([fenceA, { op: 'upsert', collection: name, doc: { id: 'x', by: 'a' } }]);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        // Expired, but nobody took it: the holder's writes still count.
+        await store.write([fenceA, { op: 'upsert', collection: name, doc: { id: 'y', by: 'a' } }]);
+        const b = (await store.acquireLease(lease, 'b', 5_000))!;
+        const refused = await store
+          .write([fenceA, { op: 'upsert', collection: name, doc: { id: 'z', by: 'a' } }])
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
+        expect(refused).to.be.instanceOf(WriteConflictError).and.to.include({ reason: 'fenced' });
+        expect(await store.get(name, 'z')).to.equal(null);
+        await store.write([
+          { op: 'fence', lease, owner: 'b', epoch: b.epoch },
+          { op: 'upsert', collection: name, doc: { id: 'z', by: 'b' } },
+        ]);
+        expect(await store.get(name, 'z')).to.deep.equal({ id: 'z', by: 'b' });
+        await store.releaseLease(lease, 'b');
+      });
+
+      it('applies a write only while an expected document is as expected', async () => {
+        const name = newCollection();
+        await store.ensureCollection({ name });
+        await store.write([
+          { op: 'expect', collection: name, id: 'p', fields: null },
+          { op: 'upsert', collection: name, doc: { id: 'p', version: 1, generation: 1 } },
+        ]);
+        const stale = await store
+          .write([
+            { op: 'expect', collection: name, id: 'p', fields: null },
+            { op: 'upsert', collection: name, doc: { id: 'q' } },
+          ])
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
+        expect(stale).to.be.instanceOf(WriteConflictError).and.to.include({ reason: 'unexpected' });
+        expect(await store.get(name, 'q')).to.equal(null);
+        await store.write([
+          { op: 'expect', collection: name, id: 'p', fields: { version: 1, generation: 1 } },
+          { op: 'upsert', collection: name, doc: { id: 'p', version: 2, generation: 1 } },
+        ]);
+        expect(await store.get(name, 'p')).to.deep.include({ version: 2 });
       });
     });
 

@@ -15,7 +15,7 @@ const cmd = <T extends TaskCommand['type']>(
 
 const created: EventDraft<TaskEvent> = {
   type: 'TaskCreated',
-  data: { taskId, jobType: 'echo', input: { n: 1 } },
+  data: { taskId, jobType: 'echo', input: { n: 1 }, owner: 'user-1' },
 };
 const started: EventDraft<TaskEvent> = { type: 'TaskStarted', data: { taskId, attempt: 1, workerId: 'w1' } };
 const halfway: EventDraft<TaskEvent> = {
@@ -140,8 +140,35 @@ describe('task decider', () => {
       .thenThrows('attempt_superseded');
     spec(taskDecider)
       .given([created, started, resumed])
-      .when(cmd('RecordHeartbeat', { taskId, attempt: 2 }))
-      .then([{ type: 'TaskHeartbeat', data: { taskId, attempt: 2 } }]);
+      .when(cmd('ReportProgress', { taskId, attempt: 2, progress: 0.1, message: null }))
+      .then([{ type: 'TaskProgressed', data: { taskId, progress: 0.1, message: null } }]);
+  });
+
+  it('creates a task for the owner it is given, by default for the actor who asks', () => {
+    spec(taskDecider)
+      .given([])
+      .when(cmd('CreateTask', { taskId, jobType: 'echo', input: {}, owner: 'user-7' }))
+      .then([{ type: 'TaskCreated', data: { taskId, jobType: 'echo', input: {}, owner: 'user-7' } }]);
+  });
+
+  it('still folds streams written by earlier versions (heartbeats included)', () => {
+    const heartbeat: EventDraft<TaskEvent> = { type: 'TaskHeartbeat', data: { taskId, attempt: 1 } };
+    spec(taskDecider)
+      .given([created, started, heartbeat])
+      .when(cmd('CompleteTask', { taskId, attempt: 1, result: null }))
+      .then([{ type: 'TaskCompleted', data: { taskId, result: null } }]);
+  });
+
+  it('purges only a finished task, into a record that names its stream', () => {
+    spec(taskDecider)
+      .given([created, started])
+      .when(cmd('PurgeTask', { taskId }))
+      .thenThrows('task_not_finished');
+    spec(taskDecider)
+      .given([created, started, completed])
+      .when(cmd('PurgeTask', { taskId }))
+      .then([{ type: 'TaskPurged', data: { taskId, stream: `task-${taskId}` } }]);
+    spec(taskDecider).given([]).when(cmd('PurgeTask', { taskId })).then([]);
   });
 
   it('fails a task from outside any attempt (watchdog), but not a finished one', () => {

@@ -157,6 +157,8 @@ describe('EventStoreDB adapter on a simulated server', () => {
     });
     await store.deleteStream('a');
     await store.deleteStream('b');
+    await store.scrub();
+    await store.scrub();
     await eventually(() => (scavenges === 1 ? true : undefined), 2_000);
     const open = [collect(store.subscribeToAll(), 10), collect(store.subscribeToStream('x'), 10)];
     await eventually(() => (server.openSubscriptions() === 2 ? true : undefined), 2_000);

@@ -135,6 +135,7 @@ export function createSimulatedEsdb(options: { systemEventEvery?: number } = {})
     startAfter: () => bigint,
     select: (r: SimRecord) => boolean,
     after: (r: SimRecord) => bigint,
+    checkpointReached?: (position: Position) => unknown,
   ) {
     const stream = new Readable({ objectMode: true, highWaterMark, read() {} }) as Sub;
     stream.unsubscribe = async () => {
@@ -145,10 +146,17 @@ export function createSimulatedEsdb(options: { systemEventEvery?: number } = {})
       if (stream.destroyed) return;
       if (down) return void stream.destroy(unavailable());
       let cursor = startAfter();
+      let scanned = cursor;
       const pump = (): void => {
+        let skipped = false;
         for (const record of log) {
-          if (stream.destroyed || after(record) <= cursor || !select(record)) continue;
-          cursor = after(record);
+          if (stream.destroyed || after(record) <= scanned) continue;
+          scanned = after(record);
+          if (!select(record)) {
+            skipped = true;
+            continue;
+          }
+          cursor = scanned;
           stream.push(toResolved(record));
           if (record.type === '$streamDeleted') {
             pumps.delete(stream);
@@ -156,6 +164,9 @@ export function createSimulatedEsdb(options: { systemEventEvery?: number } = {})
             return;
           }
         }
+        // Like the server: a filtered subscription reports how far it has looked, in stream order.
+        if (skipped && checkpointReached && !stream.destroyed)
+          checkpointReached({ commit: scanned, prepare: scanned });
       };
       pumps.set(stream, pump);
       pump();
@@ -256,6 +267,9 @@ export function createSimulatedEsdb(options: { systemEventEvery?: number } = {})
         () => (fromPosition === 'start' ? -1n : fromPosition === 'end' ? nextPosition : fromPosition.commit),
         (record) => passes(filter, record),
         (record) => record.position,
+        filter.checkpointReached
+          ? (position) => filter.checkpointReached!(undefined as never, position)
+          : undefined,
       );
     },
 

@@ -53,10 +53,7 @@ describe('health endpoints', () => {
     expect(response.body.api_auth_enabled).to.equal(true);
     expect(response.body.head_position).to.equal(task.position);
     expect(response.body.tasks_by_status).to.deep.equal({ pending: 1 });
-    expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members([
-      'tasks',
-      'task_dispatch',
-    ]);
+    expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members(['tasks']);
   });
 
   it('a HEAD request to health works like GET without a body', async () => {

@@ -1,14 +1,22 @@
 import { expect } from 'chai';
 import type { TaskView } from '../../src/projections/tasksProjection.js';
-import { eventually, sleep, startTestApp, type TestApp } from '../support/testApp.js';
-import { explodingJob, stepsJob, waitingJob } from '../support/testJobs.js';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
+import { enqueueTask, taskAttemptLease } from '../../src/workers/jobs.js';
+import {
+  explodingJob,
+  stepsJob,
+  trackedJob,
+  trackedRuns,
+  waitEnds,
+  waitingJob,
+} from '../support/testJobs.js';
 
 const caller = { actorId: 'test', correlationId: 'test' };
 
 describe('tasks API', () => {
   let app: TestApp;
   beforeEach(async () => {
-    app = await startTestApp({ jobs: [stepsJob, explodingJob, waitingJob] });
+    app = await startTestApp({ jobs: [stepsJob, explodingJob, waitingJob, trackedJob] });
   });
   afterEach(async () => app.stop());
 
@@ -72,11 +80,34 @@ describe('tasks API', () => {
       expect(failed['error']).to.equal('timed out after 2000 ms');
     });
 
-    it('keeps a running task alive with heartbeats', async () => {
-      const id = await create('steps', { steps: 1, stepMs: 600 });
-      await untilStatus(id, 'completed');
+    it('keeps a quiet running task alive through its lease, without growing its stream', async () => {
+      // One step longer than the lease (1 s here): the worker renews it meanwhile.
+      const id = await create('steps', { steps: 1, stepMs: 2_500 });
+      await untilStatus(id, 'running');
+      const lease = taskAttemptLease(id);
+      expect(await app.runtime.readStore.acquireLease(lease, 'intruder', 1_000)).to.equal(null);
+      const done = await untilStatus(id, 'completed', 10_000);
+      expect(done['attempt']).to.equal(1);
       const events = await app.runtime.eventStore.readStream(`task-${id}`);
-      expect(events.filter((e) => e.type === 'TaskHeartbeat').length).to.be.at.least(2);
+      expect(events.map((e) => e.type)).to.deep.equal([
+        'TaskCreated',
+        'TaskStarted',
+        'TaskProgressed',
+        'TaskCompleted',
+      ]);
+    });
+
+    it('acknowledges a duplicate job of a task running elsewhere without superseding it', async () => {
+      const id = await create('steps', { steps: 3, stepMs: 400 });
+      await untilStatus(id, 'running');
+      // A copy of the job, as a re-dispatch past the bus's de-duplication would make.
+      expect(
+        await enqueueTask(app.runtime.bus, `${id}:duplicate`, { taskId: id, jobType: 'steps' }),
+      ).to.equal(true);
+      const done = await untilStatus(id, 'completed', 10_000);
+      expect(done['attempt']).to.equal(1);
+      const events = await app.runtime.eventStore.readStream(`task-${id}`);
+      expect(events.map((e) => e.type)).to.not.include('TaskResumed');
     });
   });
 
@@ -166,27 +197,27 @@ describe('tasks API', () => {
       expect(task['completed_at']).to.be.a('string');
     });
 
-    it('cancels a running task, which stops at its next step', async () => {
-      const id = await create('steps', { steps: 50, stepMs: 20 });
+    it('cancels a running task: the job itself stops, and nothing follows the cancellation', async () => {
+      const id = await create('tracked', { stepMs: 20 });
       await eventually(async () => ((await getTask(id))['progress'] as number) > 0 || undefined);
       await app.http.delete(`/api/v1/tasks/${id}`).expect(200);
-      await sleep(200);
+      const [run] = trackedRuns.get(id)!;
+      expect(await run!.ended).to.equal('TaskStopped: task cancelled');
+      const stepsAtEnd = run!.steps;
       const events = await app.runtime.eventStore.readStream(`task-${id}`);
-      const cancelledAt = events.findIndex((e) => e.type === 'TaskCancelled');
-      expect(cancelledAt).to.be.greaterThan(0);
-      expect(events.slice(cancelledAt + 1).map((e) => e.type)).to.deep.equal([]);
+      expect(events.at(-1)!.type).to.equal('TaskCancelled');
+      expect(trackedRuns.get(id)).to.have.length(1);
+      expect(run!.steps).to.equal(stepsAtEnd);
       expect((await getTask(id))['status']).to.equal('cancelled');
     });
 
-    it('cancels a task waiting on I/O at once, through its abort signal', async () => {
+    it('cancels a task waiting on I/O through its abort signal, not its time limit', async () => {
       const id = await create('wait');
       await untilStatus(id, 'running');
-      const started = Date.now();
       await app.http.delete(`/api/v1/tasks/${id}`).expect(200);
-      await sleep(100);
-      const events = await app.runtime.eventStore.readStream(`task-${id}`);
-      expect(events.at(-1)!.type).to.equal('TaskCancelled');
-      expect(Date.now() - started).to.be.lessThan(1_500);
+      // The job ends by its abort signal with the cancellation, not with its 2 s time limit.
+      expect(await eventually(() => waitEnds.get(id))).to.equal('TaskStopped: task cancelled');
+      expect((await getTask(id))['status']).to.equal('cancelled');
     });
 
     it('repeats harmlessly on a cancelled task', async () => {

@@ -13,7 +13,9 @@ import { REGISTRY_COLLECTION } from '../../src/projections/registry.js';
 import { createProjectionStack } from '../../src/projections/stack.js';
 import type { ReadStore } from '../../src/readStore/readStore.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { ReadModelVersionError } from '../../src/projections/readModels.js';
 import { eventually } from '../support/eventually.js';
+import { expectRejection } from '../support/expectRejection.js';
 import { counterProjection } from './fixtures/counterProjection.js';
 
 const metadata = { now: '2026-11-22T10:00:00.000Z', actorId: 'tester', correlationId: 'c' };
@@ -121,20 +123,64 @@ describe('projection engine', function () {
     await v1.engine.waitFor(position);
     await v1.close();
 
-    // Version 2 counts double. Until it has caught up, reads still come from version 1.
+    // Version 2 counts double. Its process does not serve version 1's documents (their shape may
+    // differ from what its code expects) until its own version is active.
     const v2 = openCore(dir, [counterProjection(2, 2)]);
-    expect(await v2.readModels.get('counts', 's')).to.deep.include({ total: 400 });
+    await expectRejection(v2.readModels.get('counts', 's'), ReadModelVersionError);
     await v2.engine.start();
-    // Reads are consistent throughout: the active version 1 already has every event.
-    expect(await v2.engine.waitFor(position)).to.equal(true);
-    const deadline = Date.now() + 5_000;
-    while (v2.engine.status()[0]?.state !== 'live' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => (v2.engine.status()[0]?.state === 'live' ? true : undefined));
     expect(v2.engine.status()[0]).to.include({ state: 'live', version: 2, generation: 2 });
+    expect(await v2.engine.waitFor(position)).to.equal(true);
     expect(await v2.readModels.get('counts', 's')).to.deep.include({ total: 800 });
     const instances = await v2.readStore.find(REGISTRY_COLLECTION, { filter: { status: { $exists: true } } });
     expect(instances.map((doc) => [doc['version'], doc['status']])).to.deep.include.members([[2, 'live']]);
     await v2.close();
+  });
+
+  it('moves versions only forward: with processes of versions 1 and 2 running at once, 2 ends active and 1 never returns', async () => {
+    const eventStore = createSqliteEventStore({ path: join(dir, 'events.db') });
+    const readStore = createSqliteReadStore({ path: join(dir, 'read.db') });
+    const old = openCore(dir, [counterProjection(1, 1)], 'old-deployment', { eventStore, readStore });
+    await old.engine.start();
+    await eventStore.append('s', count('s', 300));
+    expect(await old.engine.waitFor(await eventStore.headPosition())).to.equal(true);
+    /** Every change of the active version, in order. */
+    const history: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const active = await readStore.get<{ id: string; version: number }>(
+          REGISTRY_COLLECTION,
+          'active:counter',
+        );
+        if (active && history.at(-1) !== active.version) history.push(active.version);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const fresh = openCore(dir, [counterProjection(2, 2)], 'new-deployment', { eventStore, readStore });
+    await fresh.engine.start();
+    // Both keep running while events arrive; the old one keeps restarting its runner too.
+    for (let i = 0; i < 20; i += 1) await eventStore.append(`t${i % 3}`, count(`t${i % 3}`, 5));
+    const head = await eventStore.headPosition();
+    expect(await fresh.engine.waitFor(head, { timeoutMs: 10_000 })).to.equal(true);
+    await eventually(() => (old.engine.status()[0]?.state === 'outdated' ? true : undefined), 10_000);
+    await eventStore.append('s', count('s', 10));
+    expect(await fresh.engine.waitFor(await eventStore.headPosition())).to.equal(true);
+    sampling = false;
+    await sampler;
+    expect(history).to.deep.equal([1, 2]);
+    const active = await readStore.get<{ id: string; version: number }>(
+      REGISTRY_COLLECTION,
+      'active:counter',
+    );
+    expect(active).to.include({ version: 2 });
+    expect(await fresh.readModels.get('counts', 's')).to.deep.include({ total: 620 });
+    await expectRejection(old.readModels.get('counts', 's'), ReadModelVersionError);
+    expect(await old.engine.waitFor(0, { timeoutMs: 50 })).to.equal(false);
+    await old.close();
+    await fresh.close();
+    await eventStore.close();
+    await readStore.close();
   });
 
   it('rebuilds from scratch beside the running instance, with identical results, and drops the old one', async () => {
@@ -187,17 +233,56 @@ describe('projection engine', function () {
     const a = openCore(dir, [counterProjection()], 'process-a', { eventStore, readStore });
     const b = openCore(dir, [counterProjection()], 'process-b', { eventStore, readStore });
     await a.engine.start();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => (a.engine.status()[0]?.state === 'live' ? true : undefined));
     await b.engine.start();
+    await eventually(() => (b.engine.status()[0]?.state === 'standby' ? true : undefined));
     const { position } = await eventStore.append('s', count('s', 30));
     expect(await a.engine.waitFor(position)).to.equal(true);
-    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(a.engine.status()[0]!.state).to.equal('live');
     expect(b.engine.status()[0]!.state).to.equal('standby');
     await a.close();
     const { position: later } = await eventStore.append('s', count('s', 10));
     expect(await b.engine.waitFor(later, { timeoutMs: 5_000 })).to.equal(true);
     expect(await b.readModels.get('counts', 's')).to.deep.include({ total: 40 });
+    await b.close();
+    await eventStore.close();
+    await readStore.close();
+  });
+
+  it('refuses the writes of a holder that paused past its lease: no event is applied twice', async () => {
+    const eventStore = createSqliteEventStore({ path: join(dir, 'events.db') });
+    const readStore = createSqliteReadStore({ path: join(dir, 'read.db') });
+    let release: () => void = () => undefined;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    let pausing = true;
+    const stalling: Projection = {
+      ...counterProjection(),
+      async apply(event, view) {
+        // Process A stalls (a long GC pause, a frozen VM) in the middle of a batch.
+        if (pausing && event.data['stall']) await paused;
+        await counterProjection().apply(event, view);
+      },
+    };
+    const a = openCore(dir, [stalling], 'process-a', { eventStore, readStore });
+    const b = openCore(dir, [counterProjection()], 'process-b', { eventStore, readStore });
+    await a.engine.start();
+    await eventually(() => (a.engine.status()[0]?.state === 'live' ? true : undefined));
+    await b.engine.start();
+    const { position } = await eventStore.append('s', [
+      ...count('s', 3),
+      { type: 'Counted', data: { stall: true }, metadata },
+    ]);
+    // A's lease (600 ms) runs out while it is stalled; B takes over and applies everything.
+    expect(await b.engine.waitFor(position, { timeoutMs: 10_000 })).to.equal(true);
+    expect(b.engine.status()[0]!.state).to.equal('live');
+    pausing = false;
+    release();
+    // A wakes up and tries to commit its batch: fenced. More events still count once each.
+    await eventually(() => (a.engine.status()[0]?.state !== 'live' ? true : undefined));
+    const { position: later } = await eventStore.append('s', count('s', 2));
+    expect(await b.engine.waitFor(later, { timeoutMs: 10_000 })).to.equal(true);
+    expect(await b.readModels.get('counts', 's')).to.deep.include({ total: 6, lastVersion: 6 });
+    await a.close();
     await b.close();
     await eventStore.close();
     await readStore.close();

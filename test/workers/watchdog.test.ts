@@ -9,7 +9,7 @@ import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry } from '../../src/workers/jobs.js';
 import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { deadLetterSubject } from '../../src/bus/bus.js';
-import { taskQueue } from '../../src/workers/jobs.js';
+import { taskAttemptLease, taskQueue } from '../../src/workers/jobs.js';
 import { createTaskWatchdog } from '../../src/workers/taskWatchdog.js';
 import { silentLogger } from '../../src/log.js';
 import { eventually, sleep, startTestApp, type TestApp } from '../support/testApp.js';
@@ -29,6 +29,7 @@ describe('task watchdog', () => {
       tasks: app.runtime.tasks,
       bus: app.runtime.bus,
       jobs: app.runtime.jobs,
+      leases: app.runtime.readStore,
       clock: () => now,
       log: silentLogger,
       stallTimeoutMs: 60_000,
@@ -55,7 +56,27 @@ describe('task watchdog', () => {
       const task = (await app.http.get(`/api/v1/tasks/${taskId}`)).body;
       return task.status === 'failed' ? task : undefined;
     });
-    expect(outcome.error).to.match(/^no sign of life from its worker for 9\d s \(attempt 1\)$/);
+    expect(outcome.error).to.match(/^no worker holds attempt 1, and nothing was recorded for 9\d s$/);
+  });
+
+  it('leaves a silent running task alone while its worker holds the attempt lease', async () => {
+    const { taskId } = await app.runtime.tasks.create('ghost-job', {}, caller);
+    const begun = await app.runtime.tasks.beginAttempt(
+      { taskId, workerId: 'alive', maxAttempts: 3, resumable: true },
+      caller,
+    );
+    await app.runtime.projections.waitFor(begun.position);
+    expect(
+      await app.runtime.readStore.acquireLease(taskAttemptLease(taskId), 'alive/job/1', 60_000),
+    ).to.not.equal(null);
+    await watchdogAt(new Date(Date.now() + 3_600_000)).sweep();
+    await projected();
+    expect((await app.http.get(`/api/v1/tasks/${taskId}`)).body.status).to.equal('running');
+    await app.runtime.readStore.releaseLease(taskAttemptLease(taskId), 'alive/job/1');
+    await watchdogAt(new Date(Date.now() + 3_600_000)).sweep();
+    await eventually(async () =>
+      (await app.http.get(`/api/v1/tasks/${taskId}`)).body.status === 'failed' ? true : undefined,
+    );
   });
 
   it('fails a task of a job type no worker knows once it has waited past the stall timeout', async () => {
@@ -109,7 +130,14 @@ describe('task watchdog', () => {
     await engine.start();
     const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
     const jobs = createJobRegistry([stepsJob]);
-    const worker = createTaskWorker({ bus, tasks, jobs, workerId: 'w', log: silentLogger });
+    const worker = createTaskWorker({
+      bus,
+      tasks,
+      jobs,
+      leases: readStore,
+      workerId: 'w',
+      log: silentLogger,
+    });
     worker.start();
     const { taskId, position } = await tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
     await engine.waitFor(position);
@@ -121,6 +149,7 @@ describe('task watchdog', () => {
       tasks,
       bus,
       jobs,
+      leases: readStore,
       log: silentLogger,
       clock: () => new Date(Date.now() + 61_000),
     });

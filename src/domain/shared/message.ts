@@ -11,6 +11,11 @@ export interface Metadata {
   readonly correlationId: string;
   /** Id of the event or command that caused this one, when there is one. */
   readonly causationId?: string;
+  /**
+   * Version of the event data's schema when it was written (absent: 1). Set by the aggregate kit
+   * from the event catalog, so an older event can be upcast when it is read.
+   */
+  readonly schemaVersion?: number;
 }
 
 type Payload = Record<string, unknown>;

@@ -1,12 +1,14 @@
 import type { Command } from '../shared/index.js';
 
+/** `owner`: on whose behalf the task runs (defaults to the command's actor when omitted). */
 export type CreateTask = Command<
   'CreateTask',
-  { taskId: string; jobType: string; input: Record<string, unknown> }
+  { taskId: string; jobType: string; input: Record<string, unknown>; owner?: string }
 >;
 /**
- * A worker received the task's job. Starts a pending task, or resumes a running one whose earlier
- * attempt was interrupted (at most `maxAttempts` attempts in all; `resumable: false` jobs fail instead).
+ * A worker received the task's job and holds its liveness lease. Starts a pending task, or resumes
+ * a running one — the lease proves the attempt before it is gone — at most `maxAttempts` attempts
+ * in all; `resumable: false` jobs fail instead.
  */
 export type BeginAttempt = Command<
   'BeginAttempt',
@@ -17,7 +19,6 @@ export type ReportProgress = Command<
   'ReportProgress',
   { taskId: string; attempt: number; progress: number; message: string | null }
 >;
-export type RecordHeartbeat = Command<'RecordHeartbeat', { taskId: string; attempt: number }>;
 export type CompleteTask = Command<
   'CompleteTask',
   { taskId: string; attempt: number; result: Record<string, unknown> | null }
@@ -33,6 +34,8 @@ export type FailTask = Command<
   }
 >;
 export type CancelTask = Command<'CancelTask', { taskId: string; reason: string | null }>;
+/** Removes a finished task's stream (and so its input) for good. */
+export type PurgeTask = Command<'PurgeTask', { taskId: string }>;
 
 export type TaskCommand =
-  CreateTask | BeginAttempt | ReportProgress | RecordHeartbeat | CompleteTask | FailTask | CancelTask;
+  CreateTask | BeginAttempt | ReportProgress | CompleteTask | FailTask | CancelTask | PurgeTask;

@@ -2,6 +2,7 @@ import type { Decider, EventDraft } from '../shared/index.js';
 import { InvalidStateError, NotFoundError, RuleViolationError } from '../shared/index.js';
 import type { TaskCommand } from './commands.js';
 import type { TaskEvent } from './events.js';
+import { taskStream } from './events.js';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -13,6 +14,7 @@ export type TaskState =
       jobType: string;
       /** The job's input, as created: what an attempt runs on. */
       input: Record<string, unknown>;
+      owner: string;
       attempt: number;
       progress: number;
     };
@@ -29,10 +31,12 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
   const { taskId } = command.data;
   if (command.type === 'CreateTask') {
     if (state.status !== 'none') return [];
+    const { jobType, input, owner } = command.data;
     return [
-      { type: 'TaskCreated', data: { taskId, jobType: command.data.jobType, input: command.data.input } },
+      { type: 'TaskCreated', data: { taskId, jobType, input, owner: owner ?? command.metadata.actorId } },
     ];
   }
+  if (command.type === 'PurgeTask' && state.status === 'none') return [];
   if (state.status === 'none')
     throw new NotFoundError('task_not_found', `Task ${taskId} does not exist`, { taskId });
 
@@ -83,9 +87,6 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
         { type: 'TaskProgressed', data: { taskId, progress: Math.max(progress, state.progress), message } },
       ];
     }
-    case 'RecordHeartbeat':
-      assertCurrentAttempt(state, taskId, command.data.attempt);
-      return [{ type: 'TaskHeartbeat', data: { taskId, attempt: state.attempt } }];
     case 'CompleteTask':
       if (state.status === 'completed') return [];
       assertCurrentAttempt(state, taskId, command.data.attempt);
@@ -107,6 +108,15 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
         );
       }
       return [{ type: 'TaskCancelled', data: { taskId, reason: command.data.reason } }];
+    case 'PurgeTask':
+      if (!isFinished(state.status)) {
+        throw new InvalidStateError(
+          'task_not_finished',
+          `Task ${taskId} is ${state.status}: cancel it before purging it`,
+          { taskId, status: state.status },
+        );
+      }
+      return [{ type: 'TaskPurged', data: { taskId, stream: taskStream(taskId) } }];
   }
 }
 
@@ -147,13 +157,14 @@ function assertCurrentAttempt(
   });
 }
 
-function evolve(state: TaskState, event: TaskEvent | Draft): TaskState {
+function evolve(state: TaskState, event: TaskEvent): TaskState {
   if (event.type === 'TaskCreated') {
     return {
       status: 'pending',
       taskId: event.data.taskId,
       jobType: event.data.jobType,
       input: event.data.input,
+      owner: event.data.owner,
       attempt: 0,
       progress: 0,
     };
@@ -166,6 +177,7 @@ function evolve(state: TaskState, event: TaskEvent | Draft): TaskState {
     case 'TaskProgressed':
       return { ...state, progress: event.data.progress };
     case 'TaskHeartbeat':
+    case 'TaskPurged':
       return state;
     case 'TaskCompleted':
       return { ...state, status: 'completed', progress: 1 };

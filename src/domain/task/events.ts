@@ -1,9 +1,13 @@
 import type { Event } from '../shared/index.js';
+import { defineEvents } from '../shared/index.js';
 
-/** A background task was accepted; it waits for a worker. */
+/**
+ * A background task was accepted; it waits for a worker. `owner` is on whose behalf it runs (the
+ * actor who asked, or the user a system process acts for); schema version 2 added it.
+ */
 export type TaskCreated = Event<
   'TaskCreated',
-  { taskId: string; jobType: string; input: Record<string, unknown> }
+  { taskId: string; jobType: string; input: Record<string, unknown>; owner: string }
 >;
 /** A worker began the first attempt. */
 export type TaskStarted = Event<'TaskStarted', { taskId: string; attempt: number; workerId: string }>;
@@ -17,7 +21,10 @@ export type TaskProgressed = Event<
   'TaskProgressed',
   { taskId: string; progress: number; message: string | null }
 >;
-/** The worker is alive but has nothing new to report; keeps the watchdog away during long steps. */
+/**
+ * Written by earlier versions while a worker was alive but quiet. No longer written: liveness is a
+ * lease outside the log, so a long task no longer grows its stream. Kept so old streams still fold.
+ */
 export type TaskHeartbeat = Event<'TaskHeartbeat', { taskId: string; attempt: number }>;
 export type TaskCompleted = Event<
   'TaskCompleted',
@@ -25,6 +32,12 @@ export type TaskCompleted = Event<
 >;
 export type TaskFailed = Event<'TaskFailed', { taskId: string; error: string; reason: TaskFailureReason }>;
 export type TaskCancelled = Event<'TaskCancelled', { taskId: string; reason: string | null }>;
+/**
+ * A finished task's stream is to be removed (its input may hold personal data). Content-free and
+ * written outside the task's stream, so it outlives it: read models drop the task, and the purge
+ * reactor deletes the stream.
+ */
+export type TaskPurged = Event<'TaskPurged', { taskId: string; stream: string }>;
 
 export type TaskFailureReason =
   /** The job itself reported an error. */
@@ -44,24 +57,30 @@ export type TaskEvent =
   | TaskHeartbeat
   | TaskCompleted
   | TaskFailed
-  | TaskCancelled;
+  | TaskCancelled
+  | TaskPurged;
 
-export const TASK_EVENT_TYPES: ReadonlyArray<TaskEvent['type']> = [
-  'TaskCreated',
-  'TaskStarted',
-  'TaskResumed',
-  'TaskProgressed',
-  'TaskHeartbeat',
+export const taskEvents = defineEvents<TaskEvent>({
+  TaskCreated: {
+    version: 2,
+    // Version 1 had no owner: the task ran for whoever created it.
+    upcast: { 1: (data, metadata) => ({ ...data, owner: metadata.actorId }) },
+  },
+  TaskStarted: {},
+  TaskResumed: {},
+  TaskProgressed: {},
+  TaskHeartbeat: {},
+  TaskCompleted: {},
+  TaskFailed: {},
+  TaskCancelled: {},
+  TaskPurged: {},
+});
+
+export const TERMINAL_TASK_EVENTS = [
   'TaskCompleted',
   'TaskFailed',
   'TaskCancelled',
-];
-
-export const TERMINAL_TASK_EVENTS: ReadonlyArray<TaskEvent['type']> = [
-  'TaskCompleted',
-  'TaskFailed',
-  'TaskCancelled',
-];
+] as const satisfies ReadonlyArray<TaskEvent['type']>;
 
 export function taskStream(taskId: string): string {
   return `task-${taskId}`;
