@@ -59,19 +59,26 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>):
         await consumer.stop();
       });
 
-      it('ignores a job id enqueued again within the dedupe window', async () => {
+      it('stores a job id once for good: again while queued, or after it was done, it is ignored', async () => {
         const queue = newQueue();
-        await bus.enqueue(queue, { id: 'same', payload: { v: 1 } });
-        await bus.enqueue(queue, { id: 'same', payload: { v: 2 } });
+        expect(await bus.enqueue(queue, { id: 'same', payload: { v: 1 } })).to.equal(true);
+        expect(await bus.enqueue(queue, { id: 'same', payload: { v: 2 } })).to.equal(false);
         const seen: unknown[] = [];
         const consumer = bus.consume(queue, async (delivery) => {
           seen.push(delivery.payload);
         });
         await eventually(() => (seen.length >= 1 ? true : undefined));
-        await bus.enqueue(queue, { id: 'same', payload: { v: 3 } });
-        await sleep(300);
-        expect(seen).to.deep.equal([{ v: 1 }]);
         await consumer.stop();
+        expect(await bus.enqueue(queue, { id: 'same', payload: { v: 3 } })).to.equal(false);
+        // Another id on the same queue, and the same id on another queue, are new jobs.
+        expect(await bus.enqueue(queue, { id: 'other', payload: { v: 4 } })).to.equal(true);
+        expect(await bus.enqueue(newQueue(), { id: 'same', payload: { v: 5 } })).to.equal(true);
+        const again = bus.consume(queue, async (delivery) => {
+          seen.push(delivery.payload);
+        });
+        await eventually(() => (seen.length >= 2 ? true : undefined));
+        expect(seen).to.deep.equal([{ v: 1 }, { v: 4 }]);
+        await again.stop();
       });
 
       it('redelivers after nak with a delay, counting deliveries', async () => {
@@ -108,11 +115,15 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>):
       it('redelivers a job that was neither settled nor extended within the ack wait', async () => {
         const queue = newQueue();
         const counts: number[] = [];
+        let redelivered: () => void = () => undefined;
+        const second = new Promise<void>((resolve) => (redelivered = resolve));
         const consumer = bus.consume(
           queue,
           async (delivery) => {
             counts.push(delivery.deliveryCount);
-            if (delivery.deliveryCount === 1) await sleep(1_200); // outlives its lease, never settles in time
+            // The first delivery outlives its lease: it settles only once the job came again.
+            if (delivery.deliveryCount === 1) await second;
+            else redelivered();
           },
           { ackWaitMs: 400, concurrency: 2 },
         );
