@@ -43,7 +43,7 @@ export async function runProcess(
   roles: readonly Role[],
   options: ProcessOptions = {},
 ): Promise<RunningProcess> {
-  const runtime = createRuntime(config, { log, jobs: options.jobs ?? [] });
+  const runtime = await createRuntime(config, { log, jobs: options.jobs ?? [] });
   await runtime.start(roles);
   let server: { url: string; close(): Promise<void> } | null = null;
   if (roles.includes('api')) {

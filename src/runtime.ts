@@ -2,18 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Bus } from './bus/bus.js';
-import { createLocalBus } from './bus/localBus.js';
-import { createNatsBus } from './bus/natsBus.js';
-import { EVENTS_APPENDED_SUBJECT, announceAppends } from './eventStore/appendNotifications.js';
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
 import type { Config } from './config.js';
 import { isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
+import { openBus, openEventStore, openReadStore } from './adapters.js';
 import type { EventStore } from './eventStore/eventStore.js';
-import { createEsdbEventStore } from './eventStore/esdbEventStore.js';
-import { createMemoryEventStore } from './eventStore/memoryEventStore.js';
-import { createSqliteEventStore } from './eventStore/sqliteEventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { checkAll, notBuilt } from './health.js';
 import type { Logger } from './log.js';
@@ -25,9 +20,6 @@ import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
-import { createMongoReadStore } from './readStore/mongoReadStore.js';
-import { createSqliteReadStore } from './readStore/sqliteReadStore.js';
-import { normalizeForIndex } from './parsing/clean/normalize.js';
 import { VERSION } from './version.js';
 import type { JobRegistry, JobType } from './workers/jobs.js';
 import { createJobRegistry } from './workers/jobs.js';
@@ -88,65 +80,10 @@ export function readModelProjections(): Projection[] {
 export const PURGE_EVENT_TYPES: readonly string[] = [...(taskAggregate.purgedBy ?? [])];
 
 /**
- * The configured event store. `bus`, when shared with other processes, carries their append
- * announcements so this process's subscriptions wake at once (and its own appends are announced).
- */
-export function openEventStore(
-  config: Config,
-  options: { pollIntervalMs?: number | null; bus?: Bus; log?: Logger } = {},
-): EventStore {
-  switch (config.eventStore) {
-    case 'file': {
-      const bus = options.bus;
-      const store = createSqliteEventStore({
-        path: join(config.dataDir, 'events.db'),
-        // Announcements are hints (at most once): other processes' appends are also polled for.
-        pollIntervalMs: options.pollIntervalMs ?? config.eventStorePollMs ?? (bus ? 250 : null),
-        ...(bus
-          ? { externalAppends: (wake: () => void) => bus.subscribe(EVENTS_APPENDED_SUBJECT, wake) }
-          : {}),
-      });
-      return bus ? announceAppends(store, bus) : store;
-    }
-    case 'memory':
-      return createMemoryEventStore();
-    case 'esdb':
-      return createEsdbEventStore({
-        connectionString: config.eventStoreUrl!,
-        ...(options.log ? { log: options.log } : {}),
-      });
-  }
-}
-
-function openBus(config: Config, log: Logger): Bus {
-  if (config.bus === 'nats')
-    return createNatsBus({ url: config.natsUrl!, log: log.child({ component: 'bus' }) });
-  return createLocalBus({
-    path: config.eventStore === 'memory' ? undefined : join(config.dataDir, 'queues.db'),
-  });
-}
-
-export function openReadStore(config: Config, log?: Logger): ReadStore {
-  if (config.readStore === 'mongodb') {
-    return createMongoReadStore({
-      url: config.mongodbUrl!,
-      database: config.mongodbDatabase,
-      normalizeText: normalizeForIndex,
-      ...(log ? { log } : {}),
-    });
-  }
-  return createSqliteReadStore({
-    path: config.eventStore === 'memory' ? ':memory:' : join(config.dataDir, 'read.db'),
-    // What is indexed and searched is normalised as the parsing stage defines it (Arabic letter variants, diacritics).
-    normalizeText: normalizeForIndex,
-  });
-}
-
-/**
  * The composition root: picks an adapter for each port from the configuration and wires the
  * command side, projections, workers and health checks together. Nothing starts until `start`.
  */
-export function createRuntime(config: Config, options: RuntimeOptions): Runtime {
+export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { log } = options;
   const clock = options.clock ?? (() => new Date());
   const embedded = isEmbedded(config);
@@ -155,12 +92,22 @@ export function createRuntime(config: Config, options: RuntimeOptions): Runtime 
   const unlock = embedded && config.eventStore === 'file' ? lockDataDir(config.dataDir) : null;
   const owner = embedded ? 'embedded' : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  const bus = openBus(config, log);
-  const eventStore = openEventStore(config, {
-    bus: config.bus === 'nats' ? bus : undefined,
-    log: log.child({ component: 'event_store' }),
-  });
-  const readStore = openReadStore(config, log.child({ component: 'read_store' }));
+  let stores: { bus: Bus; eventStore: EventStore; readStore: ReadStore };
+  try {
+    const opened = await openBus(config, log);
+    stores = {
+      bus: opened,
+      eventStore: await openEventStore(config, {
+        bus: config.bus === 'nats' ? opened : undefined,
+        log: log.child({ component: 'event_store' }),
+      }),
+      readStore: await openReadStore(config, log.child({ component: 'read_store' })),
+    };
+  } catch (error) {
+    unlock?.();
+    throw error;
+  }
+  const { bus, eventStore, readStore } = stores;
   const {
     registry,
     readModels,
@@ -312,10 +259,10 @@ export interface Tools {
   close(): Promise<void>;
 }
 
-export function openTools(config: Config, log: Logger): Tools {
+export async function openTools(config: Config, log: Logger): Promise<Tools> {
   // Another process may be appending: poll for its events.
-  const eventStore = openEventStore(config, { pollIntervalMs: 200 });
-  const readStore = openReadStore(config);
+  const eventStore = await openEventStore(config, { pollIntervalMs: 200 });
+  const readStore = await openReadStore(config);
   const {
     registry,
     readModels,

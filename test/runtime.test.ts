@@ -5,7 +5,7 @@ import { createRuntime } from '../src/runtime.js';
 
 describe('runtime wiring', () => {
   it("indexes and searches text through the parsing stage's normaliser (Arabic variants, diacritics)", async () => {
-    const runtime = createRuntime(loadConfig({ EVENT_STORE: 'memory' }), { log: silentLogger });
+    const runtime = await createRuntime(loadConfig({ EVENT_STORE: 'memory' }), { log: silentLogger });
     await runtime.readStore.ensureCollection({ name: 'probe', textFields: ['text'] });
     await runtime.readStore.write([
       { op: 'upsert', collection: 'probe', doc: { id: 'a', text: 'إدارة المكتبة العامّة' } },
@@ -20,12 +20,17 @@ describe('runtime wiring', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dataDir = mkdtempSync(join(tmpdir(), 'archivist-lock-'));
-    const first = createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
-    expect(() => createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger })).to.throw(
-      /is already using/,
+    const first = await createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
+    const refused = await createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger }).then(
+      () => null,
+      (error: unknown) => error,
     );
+    expect(refused)
+      .to.be.an('error')
+      .with.property('message')
+      .that.matches(/is already using/);
     await first.stop();
-    const again = createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
+    const again = await createRuntime(loadConfig({ DATA_DIR: dataDir }), { log: silentLogger });
     await again.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -109,7 +109,7 @@ function parseRoles(value: string): Role[] {
 
 /** The tools work beside a running server: they take no lock and touch no queue. */
 async function withTools<T>(config: Config, use: (tools: Tools) => Promise<T>): Promise<T> {
-  const tools = openTools(config, createLogger({ level: 'warn' }));
+  const tools = await openTools(config, createLogger({ level: 'warn' }));
   try {
     await tools.registry.init();
     return await use(tools);
@@ -236,7 +236,7 @@ async function check(config: Config): Promise<number> {
         ]),
       )
     : await (async () => {
-        const runtime = createRuntime(config, { log });
+        const runtime = await createRuntime(config, { log });
         try {
           return (await runtime.health()).filter((c) =>
             ['event_store', 'read_store', 'bus'].includes(c.name),

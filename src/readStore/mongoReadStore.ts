@@ -326,6 +326,11 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       await run(() => leaseCollection().updateOne({ _id: name, owner }, { $set: { expiresAt: 0 } }));
     },
 
+    async readLease(name) {
+      const lease = await run(() => leaseCollection().findOne({ _id: name }));
+      return lease ? { name, owner: lease.owner, epoch: lease.epoch ?? 1, expiresAt: lease.expiresAt } : null;
+    },
+
     async scrub() {
       // The server owns its files: deleted documents are gone from queries, and its storage engine
       // reuses their space. Nothing an application can do here.

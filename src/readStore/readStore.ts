@@ -39,6 +39,8 @@ export interface ReadStore {
   acquireLease(name: string, owner: string, ttlMs: number): Promise<Lease | null>;
   /** Lets `owner`'s lease go (it expires at once); its epoch is kept, so the next holder's is higher. */
   releaseLease(name: string, owner: string): Promise<void>;
+  /** Who holds a lease and until when (also an expired one); null when it was never taken. */
+  readLease(name: string): Promise<(Lease & { expiresAt: number }) | null>;
   /**
    * Makes deleted content unrecoverable from the store's own files (SQLite: truncates the WAL,
    * which keeps older copies of pages). Costly: call it once for a batch of deletions.

@@ -378,6 +378,12 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       expireLease.run(name, owner);
     },
 
+    async readLease(name) {
+      assertOpen();
+      const row = selectLease.get(name);
+      return row ? { name, owner: row.owner, epoch: row.epoch, expiresAt: row.expires_at } : null;
+    },
+
     async scrub() {
       assertOpen();
       // secure_delete zeroed freed pages in the database file; the WAL still has older copies.

@@ -17,7 +17,7 @@ export interface TaskWatchdogOptions {
   bus: Bus;
   jobs: JobRegistry;
   /** The attempts' liveness leases (see the task worker). */
-  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease'>;
+  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease' | 'readLease'>;
   clock: Clock;
   log: Logger;
   /**

@@ -12,7 +12,7 @@ export interface TaskWorkerOptions {
   tasks: TaskCommands;
   jobs: JobRegistry;
   /** Where attempts hold their liveness leases (shared by every worker process). */
-  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease'>;
+  leases: Pick<ReadStore, 'acquireLease' | 'releaseLease' | 'readLease'>;
   workerId: string;
   log: Logger;
   /** How often a running attempt shows it is alive (renews its bus delivery and its liveness lease). */
@@ -26,6 +26,15 @@ const STOP_CODES: Record<string, TaskStopped['reason']> = {
   attempt_superseded: 'superseded',
   task_not_running: 'finished',
 };
+
+/** The liveness lease holder of a delivery: the job it runs, the worker, the delivery count. */
+function attemptHolder(delivery: Delivery, workerId: string): string {
+  return `${encodeURIComponent(delivery.id)} ${workerId} ${delivery.deliveryCount}`;
+}
+
+function jobOfHolder(holder: string): string {
+  return decodeURIComponent(holder.split(' ')[0] ?? '');
+}
 
 /** A domain error that means "this attempt must stop" becomes `TaskStopped`; anything else is kept. */
 function asStop(error: unknown): unknown {
@@ -66,8 +75,20 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     });
 
     const leaseName = taskAttemptLease(taskId);
-    const holder = `${workerId}/${delivery.id}/${delivery.deliveryCount}`;
+    const holder = attemptHolder(delivery, workerId);
     if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
+      const current = await leases.readLease(leaseName);
+      if (current && jobOfHolder(current.owner) === delivery.id) {
+        // This very job, delivered again: its last worker stopped answering (or died) and its lease
+        // has not run out yet. Come back when it has, and resume the task then.
+        const waitMs = Math.max(50, current.expiresAt - Date.now() + 50);
+        taskLog.info(
+          { retryInMs: waitMs },
+          'the previous delivery of this job still holds the task: waiting for its lease',
+        );
+        await delivery.nak(waitMs);
+        return;
+      }
       taskLog.info('another live attempt runs this task: acknowledging a duplicate delivery');
       return;
     }

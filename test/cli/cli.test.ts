@@ -24,7 +24,7 @@ describe('archivist CLI', function () {
   let taskIds: string[];
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'archivist-cli-'));
-    const runtime = createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+    const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
       log: silentLogger,
     });
     await runtime.start(['projector']);

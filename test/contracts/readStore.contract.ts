@@ -278,8 +278,13 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
     describe('leases', () => {
       it('grants a lease to one owner at a time until it expires or is released, its epoch growing as it changes hands', async () => {
         const lease = `lease-${newCollection()}`;
+        expect(await store.readLease(lease)).to.equal(null);
+        const before = Date.now();
         const first = await store.acquireLease(lease, 'a', 300);
         expect(first).to.include({ name: lease, owner: 'a' });
+        const held = await store.readLease(lease);
+        expect(held).to.include({ owner: 'a', epoch: first!.epoch });
+        expect(held!.expiresAt).to.be.within(before + 300, Date.now() + 300);
         expect(await store.acquireLease(lease, 'b', 300)).to.equal(null);
         expect(await store.acquireLease(lease, 'a', 300)).to.deep.equal(first); // renewed, same epoch
         await new Promise((resolve) => setTimeout(resolve, 400));

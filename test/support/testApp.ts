@@ -30,7 +30,7 @@ export async function startTestApp(
     TASK_HEARTBEAT_MS: '100',
     ...options.env,
   });
-  const runtime = createRuntime(config, { log: silentLogger, jobs: options.jobs ?? [] });
+  const runtime = await createRuntime(config, { log: silentLogger, jobs: options.jobs ?? [] });
   await runtime.start();
   const app = createApp(runtime, options.app);
   let running: RunningServer | null = null;

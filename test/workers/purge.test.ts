@@ -23,7 +23,7 @@ function filesContaining(dir: string, needle: string): string[] {
 describe('purging a stream', function () {
   this.timeout(30_000);
   let dir: string;
-  const open = (): Runtime =>
+  const open = (): Promise<Runtime> =>
     createRuntime(
       loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SCRUB_DELAY_MS: '20', TASK_HEARTBEAT_MS: '100' }),
       { log: silentLogger, jobs: [stepsJob] },
@@ -36,7 +36,7 @@ describe('purging a stream', function () {
   it('leaves nothing of it in any file under DATA_DIR, after a restart and a rebuild too', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2, 12)}`;
     const caller = { actorId: 'user-1', correlationId: 'c' };
-    let runtime = open();
+    let runtime = await open();
     await runtime.start();
     // Other data that must survive, with a marker of its own.
     const kept = await runtime.tasks.create('steps', { steps: 1, stepMs: 1, note: 'KEEP-ME-1234' }, caller);
@@ -65,7 +65,7 @@ describe('purging a stream', function () {
     await runtime.stop();
     expect(filesContaining(dir, marker)).to.deep.equal([]);
 
-    runtime = open();
+    runtime = await open();
     await runtime.start();
     await runtime.projections.rebuild('tasks');
     expect(await runtime.readModels.get(TASKS, doomed.taskId)).to.equal(null);
@@ -76,7 +76,7 @@ describe('purging a stream', function () {
   });
 
   it('refuses to purge a task that has not finished', async () => {
-    const runtime = open();
+    const runtime = await open();
     await runtime.start();
     try {
       const caller = { actorId: 'user-1', correlationId: 'c' };
