@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Bus } from './bus/bus.js';
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
