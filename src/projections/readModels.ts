@@ -9,7 +9,8 @@ import { physicalCollection } from './registry.js';
  * within `refreshMs`. A process whose definition of a projection is older than the active one
  * refuses to read it (`ReadModelVersionError`): the documents have a shape its code does not know.
  */
-export interface ReadModels extends Pick<ReadStore, 'get' | 'find' | 'count' | 'countBy' | 'search'> {
+export interface ReadModels
+  extends Pick<ReadStore, 'get' | 'getMany' | 'find' | 'count' | 'countBy' | 'search'> {
   /** Forget a cached pointer (the engine calls this when it switches an instance). */
   setActive(active: ActiveDoc): void;
 }
@@ -63,6 +64,10 @@ export function createReadModels(
     async get<T extends Doc>(collection: string, id: string) {
       const name = await physical(collection);
       return name ? store.get<T>(name, id) : null;
+    },
+    async getMany<T extends Doc>(collection: string, ids: readonly string[]) {
+      const name = await physical(collection);
+      return name ? store.getMany<T>(name, ids) : [];
     },
     async find<T extends Doc>(collection: string, query?: FindQuery) {
       const name = await physical(collection);

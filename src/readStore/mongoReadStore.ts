@@ -206,6 +206,19 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       return stored ? decodeDoc<T>(stored) : null;
     },
 
+    async getMany<T extends Doc>(name: string, ids: readonly string[]) {
+      assertCollectionName(name);
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return [];
+      const rows = await run(() =>
+        db
+          .collection<StoredDoc>(name)
+          .find({ _id: { $in: unique } }, { projection: { [SEARCH_FIELD]: 0 } })
+          .toArray(),
+      );
+      return rows.map((row) => decodeDoc<T>(row));
+    },
+
     async find<T extends Doc>(name: string, query: Parameters<ReadStore['find']>[1] = {}) {
       assertCollectionName(name);
       const filter = toMongoFilter(query.filter);

@@ -13,6 +13,8 @@ export interface ReadStore {
   /** Removes a collection with all its documents and indexes. */
   dropCollection(name: string): Promise<void>;
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  /** The documents with these ids that exist, in no particular order (ids may repeat; each doc comes once). */
+  getMany<T extends Doc = Doc>(collection: string, ids: readonly string[]): Promise<T[]>;
   find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<T[]>;
   count(collection: string, filter?: Filter): Promise<number>;
   /** How many documents have each value of `field` (documents without it count under `null`). */

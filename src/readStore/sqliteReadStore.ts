@@ -287,6 +287,23 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       return row ? (JSON.parse(row.doc) as T) : null;
     },
 
+    async getMany<T extends Doc>(name: string, ids: readonly string[]) {
+      assertOpen();
+      const state = collection(name);
+      const unique = [...new Set(ids)];
+      if (!state || unique.length === 0) return [];
+      const found: T[] = [];
+      // In pages: SQLite limits the number of bound parameters per statement.
+      for (let start = 0; start < unique.length; start += 500) {
+        const page = unique.slice(start, start + 500);
+        const rows = statement(
+          `SELECT doc FROM ${state.table} WHERE id IN (${page.map(() => '?').join(', ')})`,
+        ).all(...page) as Array<{ doc: string }>;
+        found.push(...parse<T>(rows));
+      }
+      return found;
+    },
+
     async find<T extends Doc>(name: string, query: Parameters<ReadStore['find']>[1] = {}) {
       assertOpen();
       const state = collection(name);

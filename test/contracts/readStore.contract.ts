@@ -275,6 +275,19 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
       });
     });
 
+    it('gets many documents by id at once, ignoring unknown and repeated ids', async () => {
+      const name = newCollection();
+      await store.ensureCollection({ name });
+      await store.write(
+        Array.from({ length: 600 }, (_, i) => ({ op: 'upsert' as const, collection: name, doc: { id: `d${i}`, i } })),
+      );
+      const ids = [...Array.from({ length: 600 }, (_, i) => `d${i}`), 'nope', 'd1', 'd1'];
+      const found = await store.getMany<{ id: string; i: number }>(name, ids);
+      expect(found.map((doc) => doc.i).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 600 }, (_, i) => i));
+      expect(await store.getMany(name, [])).to.deep.equal([]);
+      expect(await store.getMany(newCollection(), ['d1'])).to.deep.equal([]);
+    });
+
     describe('leases', () => {
       it('grants a lease to one owner at a time until it expires or is released, its epoch growing as it changes hands', async () => {
         const lease = `lease-${newCollection()}`;
