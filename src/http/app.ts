@@ -40,15 +40,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ...taskRoutes({
       tasks: deps.tasks,
       readModels: deps.readModels,
-      projections: deps.projections,
       eventStore: deps.eventStore,
-      readYourWritesTimeoutMs: deps.config.readYourWritesTimeoutMs,
     }),
     ...parseRoutes({ parser: deps.parser, maxUploadBytes: deps.config.maxUploadBytes }),
     ...(options.retrievalRoutes ?? []),
   ];
   const assistantRoutes = options.assistantRoutes ?? [];
-  const limits = { maxJsonBytes: deps.config.maxJsonBytes, maxUploadBytes: deps.config.maxUploadBytes };
+  const limits = {
+    maxJsonBytes: deps.config.maxJsonBytes,
+    maxUploadBytes: deps.config.maxUploadBytes,
+    readYourWrites: { waitFor: deps.projections.waitFor, timeoutMs: deps.config.readYourWritesTimeoutMs },
+  };
 
   const retrieval = new Router({ prefix: RETRIEVAL_PREFIX });
   mountRoutes(retrieval, retrievalRoutes, { ...limits, authenticate: apiKeyAuth(deps.config.apiKeys) });

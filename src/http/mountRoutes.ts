@@ -7,7 +7,7 @@ import { koaBody } from 'koa-body';
 import type { Caller } from '../commands/context.js';
 import type { Logger } from '../log.js';
 import { HttpError, type ValidationIssue } from './httpError.js';
-import type { Route, Schema, UploadedFile } from './route.js';
+import type { Route, RouteResponse, Schema, UploadedFile } from './route.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -16,6 +16,31 @@ export interface MountOptions {
   maxUploadBytes: number;
   /** Runs before non-public routes. */
   authenticate?: Middleware;
+  /** How routes with `readAfterWrite` wait for their projections; without it they do not wait. */
+  readYourWrites?: ReadYourWrites;
+}
+
+export interface ReadYourWrites {
+  /** True once `projections` have applied the log up to `position`; false when `timeoutMs` ran out. */
+  waitFor(position: number, options: { projections: readonly string[]; timeoutMs: number }): Promise<boolean>;
+  timeoutMs: number;
+}
+
+/** Set on a write's response when its projections had not caught up in time: the next read may be stale. */
+export const STALE_READ_HEADER = 'X-Read-Your-Writes';
+
+/** Waits for the route's projections to reach the response's position; says so when it gave up. */
+async function awaitProjections(
+  route: Route,
+  response: RouteResponse,
+  readYourWrites: ReadYourWrites | undefined,
+): Promise<Record<string, string>> {
+  if (response.position === undefined || !route.readAfterWrite?.length || !readYourWrites) return {};
+  const caughtUp = await readYourWrites.waitFor(response.position, {
+    projections: route.readAfterWrite,
+    timeoutMs: readYourWrites.timeoutMs,
+  });
+  return caughtUp ? {} : { [STALE_READ_HEADER]: `timeout; projections=${route.readAfterWrite.join(',')}` };
 }
 
 /** What the request-context middleware leaves on `ctx.state`. */
@@ -207,9 +232,11 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
           koa: ctx,
         });
         if (response) {
+          const staleness = await awaitProjections(route, response, options.readYourWrites);
           ctx.status = response.status ?? 200;
           ctx.body = response.body;
-          for (const [name, value] of Object.entries(response.headers ?? {})) ctx.set(name, value);
+          for (const [name, value] of Object.entries({ ...response.headers, ...staleness }))
+            ctx.set(name, value);
         }
       } finally {
         if (files.length > 0) await Promise.all(files.map((file) => rm(file.path, { force: true })));

@@ -50,6 +50,11 @@ export interface RouteResponse {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * The log position of the events the handler's command appended. With `readAfterWrite`, the
+   * response waits until those projections have applied it, so the client's next read sees its write.
+   */
+  position?: number;
 }
 
 /** What every route declares besides its schemas and handler. */
@@ -63,6 +68,11 @@ interface RouteInfo {
   tags: readonly string[];
   /** Public routes need no credentials. */
   public?: boolean;
+  /**
+   * The projections that serve the reads a client makes after this write (`GET /tasks/{id}` after
+   * `DELETE /tasks/{id}`). The response waits, bounded, until they reach the handler's `position`.
+   */
+  readAfterWrite?: readonly string[];
   responses: Readonly<Record<number, ResponseSpec>>;
 }
 

@@ -2,7 +2,6 @@ import type { TaskCommands } from '../../commands/taskCommands.js';
 import { isFinished } from '../../domain/task/decider.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../../domain/task/events.js';
 import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
-import type { ProjectionEngine } from '../../projections/engine.js';
 import type { ReadModels } from '../../projections/readModels.js';
 import { TASKS, type TaskView } from '../../projections/tasksProjection.js';
 import type { Filter } from '../../readStore/readStore.js';
@@ -14,9 +13,7 @@ import { errorResponses, errorSchema, nullableDateTime, nullableString, dateTime
 export interface TaskRouteDeps {
   tasks: TaskCommands;
   readModels: ReadModels;
-  projections: Pick<ProjectionEngine, 'waitFor'>;
   eventStore: Pick<EventStore, 'subscribeToStream' | 'streamInfo'>;
-  readYourWritesTimeoutMs: number;
 }
 
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -155,6 +152,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
       description:
         'A running task stops at its next step. Cancelling a cancelled task again answers the same; a completed or failed task cannot be cancelled (409).',
       tags: ['Tasks'],
+      readAfterWrite: [TASKS],
       params: taskIdParams,
       responses: {
         200: {
@@ -176,12 +174,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
       async handle({ params, caller }) {
         // The decider answers an unknown task with task_not_found (404) from the task's own stream.
         const outcome = await deps.tasks.cancel({ taskId: params.task_id, reason: null }, caller);
-        await deps.projections.waitFor(outcome.position, {
-          projections: ['tasks'],
-          timeoutMs: deps.readYourWritesTimeoutMs,
-        });
         const message = outcome.appended.length > 0 ? 'Task cancelled' : 'Task was already cancelled';
-        return { body: { task_id: params.task_id, status: 'cancelled', message } };
+        return {
+          body: { task_id: params.task_id, status: 'cancelled', message },
+          position: outcome.position,
+        };
       },
     }),
     defineRoute({

@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { STALE_READ_HEADER } from '../../src/http/mountRoutes.js';
+import { defineRoute, type Route } from '../../src/http/route.js';
+import { TASKS, type TaskView } from '../../src/projections/tasksProjection.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const caller = { actorId: 'test', correlationId: 'test' };
+
+/** Test routes: one writes a task and waits for `tasks`; one claims a position the log never reaches. */
+function routes(app: () => TestApp): Route[] {
+  const base = { tags: ['Test'], responses: { 200: { description: 'ok' } } } as const;
+  return [
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/test/tasks',
+      operationId: 'testCreateTask',
+      summary: 'Creates a task',
+      readAfterWrite: [TASKS],
+      async handle() {
+        const { taskId, position } = await app().runtime.tasks.create('noop', {}, caller);
+        return { body: { taskId }, position };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/test/future',
+      operationId: 'testFuture',
+      summary: 'Claims a position beyond the head',
+      readAfterWrite: [TASKS],
+      async handle() {
+        return { body: {}, position: 1_000_000 };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/test/no-wait',
+      operationId: 'testNoWait',
+      summary: 'Declares no projections',
+      async handle() {
+        return { body: {}, position: 1_000_000 };
+      },
+    }),
+  ];
+}
+
+describe('read-your-writes per route', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await startTestApp({
+      env: { READ_YOUR_WRITES_TIMEOUT_MS: '150' },
+      app: { retrievalRoutes: routes(() => app) },
+    });
+  });
+  afterEach(async () => app.stop());
+
+  it("answers once the route's projections hold the write: the read model has it already", async () => {
+    const response = await app.http.post('/api/v1/test/tasks').expect(200);
+    expect(response.headers[STALE_READ_HEADER.toLowerCase()]).to.equal(undefined);
+    const view = await app.runtime.readModels.get<TaskView>(TASKS, response.body.taskId as string);
+    expect(view?.status).to.equal('pending');
+  });
+
+  it('says so in a header when the projections did not catch up within the timeout', async () => {
+    const started = Date.now();
+    const response = await app.http.post('/api/v1/test/future').expect(200);
+    expect(response.headers[STALE_READ_HEADER.toLowerCase()]).to.equal('timeout; projections=tasks');
+    expect(Date.now() - started).to.be.at.least(140);
+  });
+
+  it('does not wait for a route that declares no projections', async () => {
+    const response = await app.http.post('/api/v1/test/no-wait').expect(200);
+    expect(response.headers[STALE_READ_HEADER.toLowerCase()]).to.equal(undefined);
+  });
+});
