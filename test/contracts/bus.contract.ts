@@ -136,20 +136,24 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>):
       it('does not redeliver while the handler reports it is still working', async () => {
         const queue = newQueue();
         const counts: number[] = [];
+        let finished!: () => void;
+        const handled = new Promise<void>((resolve) => (finished = resolve));
         const consumer = bus.consume(
           queue,
           async (delivery) => {
             counts.push(delivery.deliveryCount);
+            // Three lease lengths of work: a redelivery would arrive while this handler still runs.
             for (let i = 0; i < 8; i += 1) {
               await sleep(150);
               await delivery.working();
             }
             await delivery.ack();
+            finished();
           },
           { ackWaitMs: 400, concurrency: 2 },
         );
         await bus.enqueue(queue, { id: 'long', payload: {} });
-        await sleep(1_600);
+        await handled;
         expect(counts).to.deep.equal([1]);
         await consumer.stop();
       });

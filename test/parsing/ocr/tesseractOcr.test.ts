@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { createTesseractOcr, type TesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
 import { packagedTraineddata } from '../../../src/parsing/ocr/tessdata.js';
 import { imageFixture, imageSource } from './imageFixtures.js';
-import { eventually, sleep } from '../../support/eventually.js';
+import { eventually } from '../../support/eventually.js';
 import { expectParseError } from '../expectParseError.js';
 import { expectWords, sourceWords } from './ocrText.js';
 import { networkGuardImport } from './support/networkGuard.js';
@@ -129,7 +129,7 @@ describe('tesseract OCR engine', function () {
       );
     });
 
-    it('stops a running recognition on abort: rejects quickly, the CPU goes quiet, the next call works', async () => {
+    it('stops a running recognition on abort: rejects, terminates its worker, the next call works', async () => {
       const single = createTesseractOcr({ workers: 1 });
       try {
         await single.recognize(imageFixture('english.png'), { languages: both, signal: live() });
@@ -138,18 +138,11 @@ describe('tesseract OCR engine', function () {
           languages: both,
           signal: controller.signal,
         });
-        await sleep(400);
-        const abortedAt = performance.now();
+        await waitFor(() => single.stats().busy === 1);
         controller.abort();
         await expectParseError(page, 'aborted');
-        expect(performance.now() - abortedAt).to.be.below(100);
-
-        // A full page takes seconds of CPU: if the worker kept going, this process would keep burning it.
-        await sleep(150);
-        const cpu = process.cpuUsage();
-        await sleep(1000);
-        const used = process.cpuUsage(cpu);
-        expect((used.user + used.system) / 1000).to.be.below(300);
+        // tesseract.js cannot cancel a job: only terminating its thread stops the computation.
+        await waitFor(() => single.stats().size === 0);
 
         const next = await single.recognize(imageFixture('english.png'), { languages: both, signal: live() });
         expect(next.text).to.match(/library/i);
@@ -157,7 +150,6 @@ describe('tesseract OCR engine', function () {
         await single.close();
       }
     });
-
     it('maps an abort with AbortSignal.timeout() to a timeout', async () => {
       await expectParseError(
         ocr.recognize(imageFixture('a4-page.png'), { languages: both, signal: AbortSignal.timeout(300) }),
@@ -229,8 +221,7 @@ describe('tesseract OCR engine', function () {
       try {
         await pool.recognize(imageFixture('transparent.png'), { languages: both, signal: live() });
         expect(pool.stats().size).to.equal(1);
-        await sleep(500);
-        expect(pool.stats().size).to.equal(0);
+        await waitFor(() => pool.stats().size === 0);
         const again = await pool.recognize(imageFixture('transparent.png'), {
           languages: both,
           signal: live(),
@@ -248,7 +239,6 @@ describe('tesseract OCR engine', function () {
         'aborted',
       );
       await waitFor(() => pool.stats().busy === 1);
-      await sleep(100);
       await pool.close();
       await running;
       expect(pool.stats().size).to.equal(0);
