@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { OPTIONAL_COMPONENTS, type OptionalComponent } from './health.js';
 
 /**
  * Every setting comes from the environment. `CONFIG_VARIABLES` is the single source for the README
@@ -36,6 +37,8 @@ export interface Config {
   parseWorkers: number;
   parseTimeoutMs: number;
   parseMaxMemoryMb: number;
+  /** Optional components that readiness requires too. */
+  readyRequires: OptionalComponent[];
 }
 
 interface Variable {
@@ -148,6 +151,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: '1024',
     meaning: 'Heap limit of each parse worker: a document needing more fails alone.',
   },
+  {
+    name: 'READY_REQUIRES',
+    default: '(empty)',
+    meaning:
+      'Comma-separated optional components `/health/ready` requires besides the stores, bus and projections: embedder, llm, vector_store, reranker.',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -205,6 +214,18 @@ function url(env: Env, name: string, required: boolean, because: string): string
   return value;
 }
 
+function listOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T[] {
+  const items = (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+  const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
+  if (unknown.length > 0) {
+    throw new ConfigError(`${name} has unknown ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
+  }
+  return [...new Set(items)] as T[];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const);
   const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const);
@@ -250,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),
     parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
+    readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
   };
 }
 

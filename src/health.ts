@@ -2,13 +2,25 @@
 export interface ComponentHealth {
   name: string;
   healthy: boolean;
+  /** Whether readiness depends on it (the stores, bus and projections always; models when configured so). */
+  required: boolean;
   /** Why it is not healthy, or a short note on its state. */
   reason: string | null;
 }
 
 export interface HealthCheck {
   name: string;
-  check(): Promise<Omit<ComponentHealth, 'name'>>;
+  required: boolean;
+  check(): Promise<Omit<ComponentHealth, 'name' | 'required'>>;
+}
+
+/** The components readiness can be made to require besides the core ones (`READY_REQUIRES`). */
+export const OPTIONAL_COMPONENTS = ['embedder', 'llm', 'vector_store', 'reranker'] as const;
+export type OptionalComponent = (typeof OPTIONAL_COMPONENTS)[number];
+
+/** Ready when every required component is healthy; an optional one only reports its state. */
+export function isReady(components: readonly ComponentHealth[]): boolean {
+  return components.every((component) => !component.required || component.healthy);
 }
 
 /** Runs every check with a time limit; a check that throws or hangs is unhealthy, with the reason. */
@@ -17,7 +29,7 @@ export async function checkAll(
   timeoutMs = 2_000,
 ): Promise<ComponentHealth[]> {
   return Promise.all(
-    checks.map(async ({ name, check }) => {
+    checks.map(async ({ name, required, check }) => {
       let timer: NodeJS.Timeout | undefined;
       try {
         const result = await Promise.race([
@@ -26,9 +38,9 @@ export async function checkAll(
             timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
           }),
         ]);
-        return { name, ...result };
+        return { name, required, ...result };
       } catch (error) {
-        return { name, healthy: false, reason: (error as Error).message };
+        return { name, required, healthy: false, reason: (error as Error).message };
       } finally {
         clearTimeout(timer);
       }
@@ -37,6 +49,6 @@ export async function checkAll(
 }
 
 /** A component the product will have but this build does not: honest about it. */
-export function notBuilt(name: string, reason: string): HealthCheck {
-  return { name, check: async () => ({ healthy: false, reason }) };
+export function notBuilt(name: string, required: boolean, reason: string): HealthCheck {
+  return { name, required, check: async () => ({ healthy: false, reason }) };
 }

@@ -9,7 +9,8 @@ import { lockDataDir } from './dataDirLock.js';
 import { openBus, openEventStore, openReadStore } from './adapters.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
-import { checkAll, notBuilt } from './health.js';
+import { checkAll, notBuilt, type OptionalComponent } from './health.js';
+import { projectionProgress, type ProjectionProgress } from './projections/progress.js';
 import type { Logger } from './log.js';
 import type { ProjectionEngine } from './projections/engine.js';
 import type { Projection } from './projections/projection.js';
@@ -68,6 +69,8 @@ export interface Runtime {
   start(roles?: readonly Role[]): Promise<void>;
   stop(): Promise<void>;
   health(): Promise<ComponentHealth[]>;
+  /** Where the projections stand: what readiness and `/health/stats` both report. */
+  projectionProgress(): Promise<ProjectionProgress>;
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
@@ -180,29 +183,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   });
 
+  const required = (name: OptionalComponent): boolean => config.readyRequires.includes(name);
   const checks: HealthCheck[] = [
-    { name: 'event_store', check: () => eventStore.health() },
-    { name: 'read_store', check: () => readStore.health() },
-    { name: 'bus', check: () => bus.health() },
+    { name: 'event_store', required: true, check: () => eventStore.health() },
+    { name: 'read_store', required: true, check: () => readStore.health() },
+    { name: 'bus', required: true, check: () => bus.health() },
     {
       name: 'projections',
+      required: true,
       async check() {
-        const failed = projections.status().filter((status) => status.state === 'failed');
-        if (failed.length > 0) {
-          return {
-            healthy: false,
-            reason: failed.map((status) => `${status.name}: ${status.error}`).join('; '),
-          };
-        }
-        const head = await eventStore.headPosition();
-        const caughtUp = await projections.waitFor(head, { timeoutMs: 0 });
-        return { healthy: caughtUp, reason: caughtUp ? null : `catching up to position ${head}` };
+        const progress = await projectionProgress(projections, eventStore);
+        return { healthy: progress.state === 'live', reason: progress.reason };
       },
     },
-    notBuilt('embedder', 'not built yet: embeddings arrive with the knowledge base'),
-    notBuilt('llm', 'not built yet: answer generation arrives with the knowledge base'),
-    notBuilt('vector_store', 'not built yet: the vector index arrives with the knowledge base'),
-    notBuilt('reranker', 'not built yet: reranking arrives with the knowledge base'),
+    notBuilt('embedder', required('embedder'), 'not built yet: embeddings arrive with the knowledge base'),
+    notBuilt('llm', required('llm'), 'not built yet: answer generation arrives with the knowledge base'),
+    notBuilt(
+      'vector_store',
+      required('vector_store'),
+      'not built yet: the vector index arrives with the knowledge base',
+    ),
+    notBuilt('reranker', required('reranker'), 'not built yet: reranking arrives with the knowledge base'),
   ];
 
   return {
@@ -245,6 +246,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       unlock?.();
     },
     health: () => checkAll(checks),
+    projectionProgress: () => projectionProgress(projections, eventStore),
   };
 }
 

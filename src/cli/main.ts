@@ -227,12 +227,13 @@ async function check(config: Config): Promise<number> {
         checkAll([
           {
             name: 'event_store',
+            required: true,
             check: async () => ({
               healthy: true,
               reason: `head position ${await eventStore.headPosition()}`,
             }),
           },
-          { name: 'read_store', check: () => readStore.health() },
+          { name: 'read_store', required: true, check: () => readStore.health() },
         ]),
       )
     : await (async () => {

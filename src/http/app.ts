@@ -17,7 +17,16 @@ export const ASSISTANT_ROUTE_PREFIX = '/api/method';
 
 export type AppDeps = Pick<
   Runtime,
-  'config' | 'log' | 'version' | 'health' | 'eventStore' | 'projections' | 'readModels' | 'tasks' | 'parser'
+  | 'config'
+  | 'log'
+  | 'version'
+  | 'health'
+  | 'projectionProgress'
+  | 'eventStore'
+  | 'projections'
+  | 'readModels'
+  | 'tasks'
+  | 'parser'
 >;
 
 export interface AppOptions {

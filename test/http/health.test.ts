@@ -16,13 +16,18 @@ describe('health endpoints', () => {
     expect(Date.parse(response.body.timestamp)).to.be.closeTo(Date.now(), 5_000);
   });
 
-  it('GET /api/v1/health/ready lists every component with its real state, and is 503 until all are healthy', async () => {
-    const response = await app.http.get('/api/v1/health/ready').expect(503);
-    expect(response.body.ready).to.equal(false);
+  it('GET /api/v1/health/ready is ready when the required components are, listing every component with its real state', async () => {
+    const response = await app.http.get('/api/v1/health/ready').expect(200);
+    expect(response.body.ready).to.equal(true);
     const byName = Object.fromEntries(
-      (response.body.components as Array<{ name: string; healthy: boolean; reason: string | null }>).map(
-        (c) => [c.name, c],
-      ),
+      (
+        response.body.components as Array<{
+          name: string;
+          healthy: boolean;
+          required: boolean;
+          reason: string | null;
+        }>
+      ).map((c) => [c.name, c]),
     );
     expect(Object.keys(byName)).to.have.members([
       'event_store',
@@ -35,11 +40,9 @@ describe('health endpoints', () => {
       'reranker',
     ]);
     for (const core of ['event_store', 'read_store', 'bus', 'projections'])
-      expect(byName[core]!.healthy, core).to.equal(true);
-    for (const missing of ['embedder', 'llm', 'vector_store', 'reranker']) {
-      expect(byName[missing]!.healthy, missing).to.equal(false);
-      expect(byName[missing]!.reason).to.match(/not built yet/);
-    }
+      expect(byName[core], core).to.include({ healthy: true, required: true });
+    for (const optional of ['embedder', 'llm', 'vector_store', 'reranker'])
+      expect(byName[optional]!.required, optional).to.equal(false);
   });
 
   it('GET /api/v1/health/stats reports what exists so far', async () => {
@@ -52,6 +55,7 @@ describe('health endpoints', () => {
     const response = await app.http.get('/api/v1/health/stats').expect(200);
     expect(response.body.api_auth_enabled).to.equal(true);
     expect(response.body.head_position).to.equal(task.position);
+    expect(response.body.projections_state).to.equal('live');
     expect(response.body.tasks_by_status).to.deep.equal({ pending: 1 });
     expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members(['tasks']);
   });
@@ -59,5 +63,45 @@ describe('health endpoints', () => {
   it('a HEAD request to health works like GET without a body', async () => {
     const response = await app.http.head('/api/v1/health').expect(200);
     expect(response.text ?? '').to.equal('');
+  });
+});
+
+describe('readiness with required optional components and lagging projections', () => {
+  let app: TestApp;
+  afterEach(async () => app.stop());
+
+  it('an optional component listed in READY_REQUIRES decides readiness', async () => {
+    app = await startTestApp({ env: { READY_REQUIRES: 'embedder' } });
+    const body = (await app.http.get('/api/v1/health/ready')).body as {
+      ready: boolean;
+      components: Array<{ name: string; healthy: boolean; required: boolean }>;
+    };
+    const embedder = body.components.find((c) => c.name === 'embedder')!;
+    expect(embedder.required).to.equal(true);
+    expect(body.ready).to.equal(embedder.healthy);
+  });
+
+  it('refuses an unknown component in READY_REQUIRES at start', async () => {
+    let error: unknown = null;
+    try {
+      app = await startTestApp({ env: { READY_REQUIRES: 'embedder,flux_capacitor' } });
+    } catch (caught) {
+      error = caught;
+      app = await startTestApp();
+    }
+    expect(String(error)).to.match(/READY_REQUIRES has unknown flux_capacitor/);
+  });
+
+  it('ready and stats agree while projections catch up', async () => {
+    app = await startTestApp();
+    await app.runtime.projections.stop();
+    await app.runtime.tasks.create('nobody-runs-this', {}, { actorId: 'test', correlationId: 'c' });
+    const ready = await app.http.get('/api/v1/health/ready').expect(503);
+    const projections = (ready.body.components as Array<{ name: string; reason: string | null }>).find(
+      (c) => c.name === 'projections',
+    );
+    expect(projections?.reason).to.match(/^catching up to position \d+$/);
+    const stats = await app.http.get('/api/v1/health/stats').expect(200);
+    expect(stats.body.projections_state).to.equal('catching_up');
   });
 });

@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
-import type { ComponentHealth } from '../../health.js';
+import { isReady, type ComponentHealth } from '../../health.js';
+import type { ProjectionProgress } from '../../projections/progress.js';
 import type { ProjectionEngine } from '../../projections/engine.js';
 import type { ReadModels } from '../../projections/readModels.js';
 import { TASKS } from '../../projections/tasksProjection.js';
-import type { EventStore } from '../../eventStore/eventStore.js';
 import { defineRoute } from '../route.js';
 import { dateTime, errorSchema } from './schemas.js';
 
@@ -11,17 +11,22 @@ export interface HealthDeps {
   version: string;
   config: Pick<Config, 'apiKeys'>;
   health(): Promise<ComponentHealth[]>;
-  eventStore: Pick<EventStore, 'headPosition'>;
+  projectionProgress(): Promise<ProjectionProgress>;
   projections: Pick<ProjectionEngine, 'status'>;
   readModels: Pick<ReadModels, 'countBy'>;
 }
 
 const componentSchema = {
   type: 'object',
-  required: ['name', 'healthy', 'reason'],
+  required: ['name', 'healthy', 'required', 'reason'],
   properties: {
     name: { type: 'string' },
     healthy: { type: 'boolean' },
+    required: {
+      type: 'boolean',
+      description:
+        'Whether readiness depends on this component (optional ones can be required with READY_REQUIRES)',
+    },
     reason: { type: ['string', 'null'] },
   },
 } as const;
@@ -59,7 +64,7 @@ export function healthRoutes(deps: HealthDeps) {
       operationId: 'readiness',
       summary: 'Readiness of every component',
       description:
-        'Ready only when every component is healthy (answers 503 otherwise, with the same body). Components: event_store, read_store, bus, projections, and the retrieval components embedder, llm, vector_store and reranker; `reason` says why one is not healthy.',
+        'Ready when every required component is healthy (answers 503 otherwise, with the same body). Always required: event_store, read_store, bus and projections (unhealthy while catching up after a restart, when failed, or when a newer version of a projection is active than this process runs). Optional: embedder, llm, vector_store and reranker report their real state and count only when listed in READY_REQUIRES. `reason` says why one is not healthy.',
       tags: ['Health'],
       public: true,
       responses: {
@@ -79,7 +84,7 @@ export function healthRoutes(deps: HealthDeps) {
       },
       async handle() {
         const components = await deps.health();
-        const ready = components.every((component) => component.healthy);
+        const ready = isReady(components);
         return {
           status: ready ? 200 : 503,
           body: { ready, components, timestamp: new Date().toISOString() },
@@ -100,9 +105,22 @@ export function healthRoutes(deps: HealthDeps) {
           description: 'Statistics',
           schema: {
             type: 'object',
-            required: ['api_auth_enabled', 'head_position', 'tasks_by_status', 'projections', 'timestamp'],
+            required: [
+              'api_auth_enabled',
+              'head_position',
+              'projections_state',
+              'tasks_by_status',
+              'projections',
+              'timestamp',
+            ],
             properties: {
               api_auth_enabled: { type: 'boolean' },
+              projections_state: {
+                type: 'string',
+                enum: ['live', 'catching_up', 'outdated', 'failed'],
+                description:
+                  'live when every read model has applied the whole log; the same judgement as the projections component of /health/ready',
+              },
               head_position: {
                 type: 'integer',
                 description: 'Global position of the newest event in the event log',
@@ -127,10 +145,12 @@ export function healthRoutes(deps: HealthDeps) {
       },
       async handle() {
         const groups = await deps.readModels.countBy(TASKS, 'status');
+        const progress = await deps.projectionProgress();
         return {
           body: {
             api_auth_enabled: deps.config.apiKeys.length > 0,
-            head_position: await deps.eventStore.headPosition(),
+            head_position: progress.head,
+            projections_state: progress.state,
             tasks_by_status: Object.fromEntries(groups.map((group) => [String(group.value), group.count])),
             projections: deps.projections
               .status()

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { ReadStore } from '../readStore/readStore.js';
+
+/**
+ * Vectors are derived data, not events: this cache keeps each computed embedding by (model, content
+ * hash), so re-ingesting unchanged text, rebuilding the vector index or replaying after a crash never
+ * calls the embedder again for text it has seen. Entries no document uses any more are deleted.
+ */
+export interface EmbeddingCache {
+  /** The cached vectors of `model` for these content hashes (hashes not cached are absent). */
+  get(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  put(model: string, entries: ReadonlyArray<{ hash: string; vector: Float32Array }>): Promise<void>;
+  /** Forgets these hashes for every model. */
+  delete(hashes: readonly string[]): Promise<void>;
+}
+
+export const EMBEDDINGS_COLLECTION = 'sys_embeddings';
+
+type Entry = { id: string; model: string; hash: string; vector: string };
+
+/** Model ids can be long or hold any character: entries are keyed by a digest of the model id. */
+function modelKey(model: string): string {
+  return createHash('sha256').update(model).digest('hex').slice(0, 16);
+}
+
+function encode(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+}
+
+function decode(text: string): Float32Array {
+  const bytes = Buffer.from(text, 'base64');
+  // A copy: the decoded Buffer may sit in a shared pool at an offset a Float32Array cannot start at.
+  const vector = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vector.buffer).set(bytes);
+  return vector;
+}
+
+/** The cache as documents of the read store (SQLite embedded, MongoDB distributed). */
+export function createReadStoreEmbeddingCache(store: ReadStore): EmbeddingCache {
+  let ready: Promise<void> | null = null;
+  const init = (): Promise<void> =>
+    (ready ??= store.ensureCollection({ name: EMBEDDINGS_COLLECTION, indexes: ['hash'] }));
+  const id = (model: string, hash: string): string => `${modelKey(model)}:${hash}`;
+
+  return {
+    async get(model, hashes) {
+      await init();
+      const found = await store.getMany<Entry>(
+        EMBEDDINGS_COLLECTION,
+        hashes.map((hash) => id(model, hash)),
+      );
+      return new Map(found.filter((entry) => entry.model === model).map((entry) => [entry.hash, decode(entry.vector)]));
+    },
+    async put(model, entries) {
+      if (entries.length === 0) return;
+      await init();
+      await store.write(
+        entries.map(({ hash, vector }) => ({
+          op: 'upsert' as const,
+          collection: EMBEDDINGS_COLLECTION,
+          doc: { id: id(model, hash), model, hash, vector: encode(vector) },
+        })),
+      );
+    },
+    async delete(hashes) {
+      if (hashes.length === 0) return;
+      await init();
+      await store.write([{ op: 'deleteWhere', collection: EMBEDDINGS_COLLECTION, filter: { hash: { $in: [...hashes] } } }]);
+    },
+  };
+}
