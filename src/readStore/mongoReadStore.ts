@@ -279,7 +279,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
         if (!spec) return [];
         if (spec.textFields.length === 0)
           throw new UnsupportedQueryError(`collection ${name} has no text fields`);
-        return search<T>(name, spec, text, filter, page);
+        return search<T>(name, spec, text, filter, page, searchOptions.match);
       });
     },
 

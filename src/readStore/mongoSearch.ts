@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { SEARCH_FIELD, decodeDoc } from './mongoDocuments.js';
 import type { ServerProfile } from './mongoProfile.js';
 import type { StoredDoc, StoredSpec } from './mongoWrites.js';
-import { allTermsClauses, scoreCandidates, scoringProjection } from './mongoText.js';
+import { allTermsClauses, anyTermClauses, scoreCandidates, scoringProjection } from './mongoText.js';
 import type { Doc, SearchHit } from './readStore.js';
 import { searchTerms } from './readStore.js';
 
@@ -30,6 +30,7 @@ export type MongoSearch = <T extends Doc>(
   text: string,
   filter: Document,
   page: Page,
+  match?: 'all' | 'any',
 ) => Promise<Array<SearchHit<T>>>;
 
 // Not a possible document key: real keys containing `%` are stored escaped.
@@ -53,11 +54,13 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     terms: string[],
     filter: Document,
     page: Page,
+    any: boolean,
   ): Promise<Document[]> {
+    // `$text` alone matches any term; `all` adds a clause per term.
     const query = {
       ...filter,
       $text: { $search: terms.join(' ') },
-      $and: allTermsClauses(terms, fieldCount, true),
+      ...(any ? {} : { $and: allTermsClauses(terms, fieldCount, true) }),
     };
     return db
       .collection(name)
@@ -77,14 +80,18 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     terms: string[],
     filter: Document,
     page: Page,
+    any: boolean,
   ): Promise<Document[]> {
     const collection = db.collection(name);
+    const matching = any
+      ? { $or: anyTermClauses(terms, fieldCount, termLists) }
+      : { $and: allTermsClauses(terms, fieldCount, termLists) };
     // Where every query scans the collection anyway (FerretDB), one pass with whole documents beats
     // a second scan for the page; elsewhere candidates are small and the page is fetched by id.
     const { scans } = await options.profile();
     const candidates = await collection
       .find(
-        { ...filter, $and: allTermsClauses(terms, fieldCount, termLists) },
+        { ...filter, ...matching },
         { limit: options.maxCandidates + 1, ...(scans ? {} : { projection: scoringProjection(fieldCount) }) },
       )
       .toArray();
@@ -95,7 +102,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
       );
       candidates.length = options.maxCandidates;
     }
-    const ranked = scoreCandidates(candidates, terms, fieldCount);
+    const ranked = scoreCandidates(candidates, terms, fieldCount, !any);
     const wanted = ranked.slice(page.skip, page.limit === undefined ? undefined : page.skip + page.limit);
     if (wanted.length === 0) return [];
     const rows = scans
@@ -118,15 +125,17 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     text: string,
     filter: Document,
     page: Page,
+    match: 'all' | 'any' = 'all',
   ): Promise<Array<SearchHit<T>>> => {
+    const any = match === 'any';
     // Folded like indexed text.
     const terms = searchTerms(text, options.fold);
     if (terms.length === 0 || page.limit === 0) return [];
     const fieldCount = spec.textFields.length;
     let rows: Document[] | null = null;
-    if (spec.textIndex && options.useTextIndex && terms.length > 1) {
+    if (spec.textIndex && options.useTextIndex && (terms.length > 1 || any)) {
       try {
-        rows = await withTextIndex(name, fieldCount, terms, filter, page);
+        rows = await withTextIndex(name, fieldCount, terms, filter, page, any);
         log.debug({ collection: name, method: 'textIndex' }, 'search');
       } catch (error) {
         // IndexNotFound: the index went away (dropped by hand); the terms method still answers.
@@ -135,7 +144,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
       }
     }
     if (!rows) {
-      rows = await withTerms(name, fieldCount, spec.textIndex, terms, filter, page);
+      rows = await withTerms(name, fieldCount, spec.textIndex, terms, filter, page, any);
       log.debug({ collection: name, method: 'terms' }, 'search');
     }
     return rows.map((row) => {

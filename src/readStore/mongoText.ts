@@ -119,6 +119,11 @@ export function allTermsClauses(
   return terms.map((term, index) => termClause(term, index === terms.length - 1, fieldCount, termLists));
 }
 
+/** Clauses matching a document with any of the whole terms (no prefix): for `$or`. */
+export function anyTermClauses(terms: readonly string[], fieldCount: number, termLists: boolean): Document[] {
+  return terms.map((term) => termClause(term, false, fieldCount, termLists));
+}
+
 /** Projection of what scoring needs. */
 export function scoringProjection(fieldCount: number): Document {
   return Object.fromEntries(Array.from({ length: fieldCount }, (_, index) => [fieldPath(index, 's'), 1]));
@@ -151,8 +156,9 @@ export function scoreCandidates(
   candidates: readonly Document[],
   terms: readonly string[],
   fieldCount: number,
+  lastIsPrefix = true,
 ): ScoredId[] {
-  const last = terms.length - 1;
+  const last = lastIsPrefix ? terms.length - 1 : -1;
   const rows = candidates.map((candidate) => {
     const data = (candidate[SEARCH_FIELD] ?? {}) as SearchData;
     const frequencies = terms.map(() => 0);
@@ -173,10 +179,22 @@ export function scoreCandidates(
     1,
     rows.reduce((sum, row) => sum + row.length, 0) / Math.max(1, rows.length),
   );
+  // Document frequencies among the candidates: a term every candidate has (all of them, when every
+  // term is required) weighs the same for all; a rare one outweighs a common one in `any` mode.
+  const idf = terms.map((_, position) => {
+    const df = rows.filter((row) => row.frequencies[position]! > 0).length;
+    return Math.log(1 + (rows.length - df + 0.5) / (df + 0.5));
+  });
   return rows
     .map(({ id, frequencies, length }) => {
       const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
-      return { id, score: frequencies.reduce((score, tf) => score + (tf * (BM25_K1 + 1)) / (tf + norm), 0) };
+      return {
+        id,
+        score: frequencies.reduce(
+          (score, tf, position) => score + (idf[position]! * (tf * (BM25_K1 + 1))) / (tf + norm),
+          0,
+        ),
+      };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -19,7 +19,7 @@ export interface ReadStore {
   count(collection: string, filter?: Filter): Promise<number>;
   /** How many documents have each value of `field` (documents without it count under `null`). */
   countBy(collection: string, field: string, filter?: Filter): Promise<GroupCount[]>;
-  /** Best matches first. Every term must occur (after normalisation); the last one may be a prefix. */
+  /** Best matches first. By default every term must occur (after normalisation); see `SearchOptions.match`. */
   search<T extends Doc = Doc>(
     collection: string,
     text: string,
@@ -100,6 +100,11 @@ export interface FindQuery {
 
 export interface SearchOptions {
   filter?: Filter;
+  /**
+   * `all` (default): every term must occur, the last one may be a prefix (search-as-you-type).
+   * `any`: documents with at least one term, ranked by BM25 — what retrieval wants from a question.
+   */
+  match?: 'all' | 'any';
   skip?: number;
   limit?: number;
 }

@@ -366,8 +366,12 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       }
       const terms = searchTerms(text, normalize);
       if (terms.length === 0) return [];
-      // Every term quoted (no FTS syntax from users gets through); the last one also as a prefix.
-      const match = terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
+      // Every term quoted (no FTS syntax from users gets through); in `all` mode the last one also
+      // as a prefix.
+      const match =
+        searchOptions.match === 'any'
+          ? terms.map((term) => `"${term}"`).join(' OR ')
+          : terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
       const where = whereClause(searchOptions.filter, 'c.doc');
       const rows = statement(
         `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t JOIN ${state.table} c ON c.rid = t.rowid

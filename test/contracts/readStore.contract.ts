@@ -245,6 +245,14 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         expect(archive[0]!.score).to.be.at.least(archive[1]!.score);
       });
 
+      it('with match any, finds documents with at least one term, those with more of them first', async () => {
+        const hits = await store.search(notes, 'archive deploy', { match: 'any' });
+        expect(hits.map((hit) => hit.doc.id)).to.deep.equal(['n1', 'n3']);
+        const three = await store.search(notes, 'archive deploy beaches', { match: 'any' });
+        expect(three.map((hit) => hit.doc.id)).to.have.members(['n1', 'n2', 'n3']);
+        expect(await store.search(notes, 'volcano glacier', { match: 'any' })).to.deep.equal([]);
+      });
+
       it('matches the last term as a prefix, ignores case and accents', async () => {
         expect((await store.search(notes, 'purg')).map((h) => h.doc.id)).to.deep.equal(['n3']);
         expect((await store.search(notes, 'CAFE creme')).map((h) => h.doc.id)).to.deep.equal(['n4']);
@@ -279,11 +287,17 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
       const name = newCollection();
       await store.ensureCollection({ name });
       await store.write(
-        Array.from({ length: 600 }, (_, i) => ({ op: 'upsert' as const, collection: name, doc: { id: `d${i}`, i } })),
+        Array.from({ length: 600 }, (_, i) => ({
+          op: 'upsert' as const,
+          collection: name,
+          doc: { id: `d${i}`, i },
+        })),
       );
       const ids = [...Array.from({ length: 600 }, (_, i) => `d${i}`), 'nope', 'd1', 'd1'];
       const found = await store.getMany<{ id: string; i: number }>(name, ids);
-      expect(found.map((doc) => doc.i).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 600 }, (_, i) => i));
+      expect(found.map((doc) => doc.i).sort((a, b) => a - b)).to.deep.equal(
+        Array.from({ length: 600 }, (_, i) => i),
+      );
       expect(await store.getMany(name, [])).to.deep.equal([]);
       expect(await store.getMany(newCollection(), ['d1'])).to.deep.equal([]);
     });
