@@ -39,6 +39,9 @@ export interface Config {
   parseMaxMemoryMb: number;
   /** Optional components that readiness requires too. */
   readyRequires: OptionalComponent[];
+  vectorExactBelow: number;
+  rerankerEnabled: boolean;
+  uploadMaxFiles: number;
 }
 
 interface Variable {
@@ -157,6 +160,22 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     meaning:
       'Comma-separated optional components `/health/ready` requires besides the stores, bus and projections: embedder, llm, vector_store, reranker.',
   },
+  {
+    name: 'VECTOR_EXACT_BELOW',
+    default: '20000',
+    meaning:
+      'The embedded vector index searches exactly below this many vectors, and with HNSW (usearch) above.',
+  },
+  {
+    name: 'RERANKER_ENABLED',
+    default: 'false',
+    meaning: 'Rerank fused search candidates with the local term-proximity reranker before cutting to top_k.',
+  },
+  {
+    name: 'UPLOAD_MAX_FILES',
+    default: '50',
+    meaning: 'Most files one `/upload/bulk` request may carry (413 above).',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -272,6 +291,9 @@ export function loadConfig(env: Env = process.env): Config {
     parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
     readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
+    vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
+    rerankerEnabled: oneOf(env, 'RERANKER_ENABLED', ['true', 'false'] as const) === 'true',
+    uploadMaxFiles: integer(env, 'UPLOAD_MAX_FILES', 1, 10_000),
   };
 }
 

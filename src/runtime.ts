@@ -9,7 +9,13 @@ import { lockDataDir } from './dataDirLock.js';
 import { openBus, openEventStore, openReadStore } from './adapters.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
-import { checkAll, notBuilt, type OptionalComponent } from './health.js';
+import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
+import { createExtractiveChatModel } from './models/extractiveChatModel.js';
+import { createLocalEmbedder } from './models/localEmbedder.js';
+import { createLocalReranker } from './models/localReranker.js';
+import { knowledgeProjection } from './projections/knowledgeProjection.js';
+import { documentAggregate } from './commands/documentCommands.js';
+import { checkAll, type OptionalComponent } from './health.js';
 import { projectionProgress, type ProjectionProgress } from './projections/progress.js';
 import type { Logger } from './log.js';
 import type { ProjectionEngine } from './projections/engine.js';
@@ -71,15 +77,35 @@ export interface Runtime {
   health(): Promise<ComponentHealth[]>;
   /** Where the projections stand: what readiness and `/health/stats` both report. */
   projectionProgress(): Promise<ProjectionProgress>;
+  knowledge: KnowledgeBase;
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
 export function readModelProjections(): Projection[] {
-  return [tasksProjection];
+  return [tasksProjection, knowledgeProjection];
 }
 
 /** Event types that record a stream's removal, of every aggregate that has one. */
-export const PURGE_EVENT_TYPES: readonly string[] = [...(taskAggregate.purgedBy ?? [])];
+export const PURGE_EVENT_TYPES: readonly string[] = [
+  ...(taskAggregate.purgedBy ?? []),
+  ...(documentAggregate.purgedBy ?? []),
+];
+
+/** Readiness of the knowledge base's models and vector index (one probe of each per check). */
+function knowledgeChecks(
+  knowledge: KnowledgeBase,
+  required: (name: OptionalComponent) => boolean,
+): HealthCheck[] {
+  const probe = async (name: string) => {
+    const found = (await knowledge.health()).find((component) => component.name === name)!;
+    return { healthy: found.healthy, reason: found.reason };
+  };
+  return (['embedder', 'llm', 'vector_store'] as const).map((name) => ({
+    name,
+    required: required(name),
+    check: () => probe(name),
+  }));
+}
 
 /**
  * The composition root: picks an adapter for each port from the configuration and wires the
@@ -129,39 +155,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     delayMs: config.scrubDelayMs,
     log: log.child({ component: 'scrubber' }),
   });
-  const reactors = createReactorRunner({
-    eventStore,
-    readStore,
-    owner,
-    log: log.child({ component: 'reactors' }),
-    reactors: [
-      taskDispatchReactor(bus),
-      purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
-    ],
-  });
-  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
-  const jobs = createJobRegistry(options.jobs ?? []);
-  const workerId = `${hostname()}:${process.pid}`;
-  const worker = createTaskWorker({
-    bus,
-    tasks,
-    jobs,
-    leases: readStore,
-    workerId,
-    log: log.child({ component: 'worker' }),
-    heartbeatMs: config.taskHeartbeatMs,
-  });
-  const watchdog = createTaskWatchdog({
-    readModels,
-    tasks,
-    bus,
-    jobs,
-    leases: readStore,
-    clock,
-    log: log.child({ component: 'watchdog' }),
-    stallTimeoutMs: config.taskStallTimeoutMs,
-  });
-
   const parser = createParsePool({
     size: config.parseWorkers,
     timeoutMs: config.parseTimeoutMs,
@@ -183,6 +176,57 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   });
 
+  const knowledge = createKnowledgeBase({
+    dataDir: config.dataDir,
+    maxUploadBytes: config.maxUploadBytes,
+    exactSearchBelow: config.vectorExactBelow,
+    eventStore,
+    readStore,
+    readModels,
+    waitForProjections: (position, names, timeoutMs) =>
+      projections.waitFor(position, { projections: names, timeoutMs }),
+    parser,
+    embedder: createLocalEmbedder(),
+    chatModel: createExtractiveChatModel(),
+    rerank: config.rerankerEnabled ? createLocalReranker().rerank : null,
+    clock,
+    newId: randomUUID,
+    log: log.child({ component: 'knowledge' }),
+  });
+  const reactors = createReactorRunner({
+    eventStore,
+    readStore,
+    owner,
+    log: log.child({ component: 'reactors' }),
+    reactors: [
+      taskDispatchReactor(bus),
+      purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
+      ...knowledge.reactors,
+    ],
+  });
+  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
+  const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs]);
+  const workerId = `${hostname()}:${process.pid}`;
+  const worker = createTaskWorker({
+    bus,
+    tasks,
+    jobs,
+    leases: readStore,
+    workerId,
+    log: log.child({ component: 'worker' }),
+    heartbeatMs: config.taskHeartbeatMs,
+  });
+  const watchdog = createTaskWatchdog({
+    readModels,
+    tasks,
+    bus,
+    jobs,
+    leases: readStore,
+    clock,
+    log: log.child({ component: 'watchdog' }),
+    stallTimeoutMs: config.taskStallTimeoutMs,
+  });
+
   const required = (name: OptionalComponent): boolean => config.readyRequires.includes(name);
   const checks: HealthCheck[] = [
     { name: 'event_store', required: true, check: () => eventStore.health() },
@@ -196,14 +240,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         return { healthy: progress.state === 'live', reason: progress.reason };
       },
     },
-    notBuilt('embedder', required('embedder'), 'not built yet: embeddings arrive with the knowledge base'),
-    notBuilt('llm', required('llm'), 'not built yet: answer generation arrives with the knowledge base'),
-    notBuilt(
-      'vector_store',
-      required('vector_store'),
-      'not built yet: the vector index arrives with the knowledge base',
-    ),
-    notBuilt('reranker', required('reranker'), 'not built yet: reranking arrives with the knowledge base'),
+    ...knowledgeChecks(knowledge, required),
+    {
+      name: 'reranker',
+      required: required('reranker'),
+      check: async () =>
+        config.rerankerEnabled
+          ? { healthy: true, reason: 'local-term-proximity' }
+          : { healthy: false, reason: 'disabled (RERANKER_ENABLED=false)' },
+    },
   ];
 
   return {
@@ -227,6 +272,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     async start(roles = ALL_ROLES) {
       await registry.init();
       if (roles.includes('projector')) await projections.start();
+      // The embedded vector index lives in the memory of the process that searches it.
+      if (roles.includes('api')) knowledge.startVectors();
       if (roles.includes('worker')) {
         await reactors.start();
         worker.start();
@@ -237,6 +284,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       watchdog.stop();
       await worker.stop();
       await reactors.stop();
+      await knowledge.stop();
       await parser.close();
       await scrubber.flush();
       await projections.stop();
@@ -247,6 +295,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
     health: () => checkAll(checks),
     projectionProgress: () => projectionProgress(projections, eventStore),
+    knowledge,
   };
 }
 

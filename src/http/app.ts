@@ -4,7 +4,11 @@ import type { Runtime } from '../runtime.js';
 import { apiKeyAuth } from './apiKeyAuth.js';
 import { docsRouter } from './docs.js';
 import { errorHandler, notFound } from './errorHandler.js';
-import { mountRoutes } from './mountRoutes.js';
+import { mountRoutes, type ReadYourWrites } from './mountRoutes.js';
+import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
+import { documentRoutes } from './retrieval/documents.js';
+import { searchRoutes } from './retrieval/search.js';
+import { uploadRoutes } from './retrieval/upload.js';
 import { buildOpenApi } from './openapi.js';
 import { requestContext } from './requestContext.js';
 import type { Route } from './route.js';
@@ -27,6 +31,7 @@ export type AppDeps = Pick<
   | 'readModels'
   | 'tasks'
   | 'parser'
+  | 'knowledge'
 >;
 
 export interface AppOptions {
@@ -34,6 +39,20 @@ export interface AppOptions {
   retrievalRoutes?: readonly Route[];
   /** Assistant method API routes, paths like `/assistant.api.get_config`. */
   assistantRoutes?: readonly Route[];
+}
+
+/** Waits for projections by name: the vector index's projection, or read-model projections. */
+function readModelsAt(deps: AppDeps): ReadYourWrites['waitFor'] {
+  return async (position, { projections, timeoutMs }) => {
+    const readModels = projections.filter((name) => name !== VECTORS_PROJECTION);
+    const [models, vectors] = await Promise.all([
+      readModels.length > 0
+        ? deps.projections.waitFor(position, { projections: readModels, timeoutMs })
+        : true,
+      projections.includes(VECTORS_PROJECTION) ? deps.knowledge.waitForVectors(position, timeoutMs) : true,
+    ]);
+    return models && vectors;
+  };
 }
 
 /**
@@ -52,13 +71,21 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       eventStore: deps.eventStore,
     }),
     ...parseRoutes({ parser: deps.parser, maxUploadBytes: deps.config.maxUploadBytes }),
+    ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
+    ...documentRoutes({ documents: deps.knowledge.documents, readModels: deps.readModels }),
+    ...uploadRoutes({
+      tasks: deps.tasks,
+      eventStore: deps.eventStore,
+      blobs: deps.knowledge.blobs,
+      maxFilesPerBulk: deps.config.uploadMaxFiles,
+    }),
     ...(options.retrievalRoutes ?? []),
   ];
   const assistantRoutes = options.assistantRoutes ?? [];
   const limits = {
     maxJsonBytes: deps.config.maxJsonBytes,
     maxUploadBytes: deps.config.maxUploadBytes,
-    readYourWrites: { waitFor: deps.projections.waitFor, timeoutMs: deps.config.readYourWritesTimeoutMs },
+    readYourWrites: { waitFor: readModelsAt(deps), timeoutMs: deps.config.readYourWritesTimeoutMs },
   };
 
   const retrieval = new Router({ prefix: RETRIEVAL_PREFIX });

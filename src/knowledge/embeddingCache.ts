@@ -49,7 +49,9 @@ export function createReadStoreEmbeddingCache(store: ReadStore): EmbeddingCache 
         EMBEDDINGS_COLLECTION,
         hashes.map((hash) => id(model, hash)),
       );
-      return new Map(found.filter((entry) => entry.model === model).map((entry) => [entry.hash, decode(entry.vector)]));
+      return new Map(
+        found.filter((entry) => entry.model === model).map((entry) => [entry.hash, decode(entry.vector)]),
+      );
     },
     async put(model, entries) {
       if (entries.length === 0) return;
@@ -65,7 +67,9 @@ export function createReadStoreEmbeddingCache(store: ReadStore): EmbeddingCache 
     async delete(hashes) {
       if (hashes.length === 0) return;
       await init();
-      await store.write([{ op: 'deleteWhere', collection: EMBEDDINGS_COLLECTION, filter: { hash: { $in: [...hashes] } } }]);
+      await store.write([
+        { op: 'deleteWhere', collection: EMBEDDINGS_COLLECTION, filter: { hash: { $in: [...hashes] } } },
+      ]);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Projection } from './projection.js';
 
 export const DOCUMENTS = 'documents';
 export const CHUNKS = 'chunks';
+export const KNOWLEDGE = 'knowledge';
 
 /** A stored document as queries see it (its text is its chunks', in order). */
 export type DocumentView = {
@@ -45,7 +46,7 @@ export type ChunkView = {
  * through the read store's normaliser (Arabic letter variants, diacritics).
  */
 export const knowledgeProjection: Projection = {
-  name: 'knowledge',
+  name: KNOWLEDGE,
   version: 1,
   handles: documentEvents.types,
   collections: [

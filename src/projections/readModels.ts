@@ -9,8 +9,10 @@ import { physicalCollection } from './registry.js';
  * within `refreshMs`. A process whose definition of a projection is older than the active one
  * refuses to read it (`ReadModelVersionError`): the documents have a shape its code does not know.
  */
-export interface ReadModels
-  extends Pick<ReadStore, 'get' | 'getMany' | 'find' | 'count' | 'countBy' | 'search'> {
+export interface ReadModels extends Pick<
+  ReadStore,
+  'get' | 'getMany' | 'find' | 'count' | 'countBy' | 'search'
+> {
   /** Forget a cached pointer (the engine calls this when it switches an instance). */
   setActive(active: ActiveDoc): void;
 }

@@ -98,7 +98,13 @@ describe('archivist CLI', function () {
     };
     expect(stats.head_position).to.equal(4);
     expect(stats.tasks_by_status).to.deep.equal({ pending: 2, cancelled: 1 });
-    expect(stats.projections).to.deep.equal([{ name: 'tasks', version: 2, generation: 1, position: 4 }]);
+    expect(stats.projections.find((p) => p.name === 'tasks')).to.deep.equal({
+      name: 'tasks',
+      version: 2,
+      generation: 1,
+      position: 4,
+    });
+    expect(stats.projections.map((p) => p.name)).to.have.members(['tasks', 'knowledge']);
   });
 
   it('rebuilds a projection beside the active one and switches to it', () => {

@@ -57,7 +57,19 @@ describe('health endpoints', () => {
     expect(response.body.head_position).to.equal(task.position);
     expect(response.body.projections_state).to.equal('live');
     expect(response.body.tasks_by_status).to.deep.equal({ pending: 1 });
-    expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members(['tasks']);
+    expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members([
+      'tasks',
+      'knowledge',
+    ]);
+    expect(response.body).to.include({
+      document_count: 0,
+      sources_count: 0,
+      collection_name: 'chunks_local_hashed_ngrams_384_v1',
+      embedding_model: 'local-hashed-ngrams-384',
+      llm_model: 'local-extractive',
+      reranker_enabled: false,
+    });
+    expect(response.body.vector_store_path).to.match(/vectors\/chunks_local_hashed_ngrams_384_v1$/);
   });
 
   it('a HEAD request to health works like GET without a body', async () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Koa from 'koa';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
@@ -23,7 +26,9 @@ export interface TestApp {
 export async function startTestApp(
   options: { env?: Record<string, string>; jobs?: JobType[]; app?: AppOptions } = {},
 ): Promise<TestApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'archivist-app-'));
   const config = loadConfig({
+    DATA_DIR: dataDir,
     EVENT_STORE: 'memory',
     LOG_LEVEL: 'silent',
     PORT: '0',
@@ -45,6 +50,7 @@ export async function startTestApp(
     async stop() {
       await running?.close();
       await runtime.stop();
+      if (!options.env?.['DATA_DIR']) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -84,7 +84,8 @@ export type DocumentDeleted = Event<
   }
 >;
 
-export type DocumentEvent = DocumentIngested | ChunkStored | ChunkRemoved | DocumentReingested | DocumentDeleted;
+export type DocumentEvent =
+  DocumentIngested | ChunkStored | ChunkRemoved | DocumentReingested | DocumentDeleted;
 
 export const documentEvents = defineEvents<DocumentEvent>({
   DocumentIngested: {},

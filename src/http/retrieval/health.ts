@@ -4,16 +4,19 @@ import type { ProjectionProgress } from '../../projections/progress.js';
 import type { ProjectionEngine } from '../../projections/engine.js';
 import type { ReadModels } from '../../projections/readModels.js';
 import { TASKS } from '../../projections/tasksProjection.js';
+import { DOCUMENTS } from '../../projections/knowledgeProjection.js';
+import type { KnowledgeBase } from '../../knowledge/knowledgeBase.js';
 import { defineRoute } from '../route.js';
 import { dateTime, errorSchema } from './schemas.js';
 
 export interface HealthDeps {
   version: string;
-  config: Pick<Config, 'apiKeys'>;
+  config: Pick<Config, 'apiKeys' | 'rerankerEnabled'>;
+  knowledge: Pick<KnowledgeBase, 'collection' | 'vectorPath' | 'embedder' | 'chatModel'>;
   health(): Promise<ComponentHealth[]>;
   projectionProgress(): Promise<ProjectionProgress>;
   projections: Pick<ProjectionEngine, 'status'>;
-  readModels: Pick<ReadModels, 'countBy'>;
+  readModels: Pick<ReadModels, 'countBy' | 'count'>;
 }
 
 const componentSchema = {
@@ -97,7 +100,7 @@ export function healthRoutes(deps: HealthDeps) {
       operationId: 'stats',
       summary: 'System statistics',
       description:
-        'The statistics this build can compute. Document, source, vector-store and model fields appear with the knowledge base.',
+        'Counts from the read models (document_count, sources_count; they lag writes while projections catch up, which projections_state says), where vectors are kept, which models answer, and the state of the event log and projections.',
       tags: ['Health'],
       public: true,
       responses: {
@@ -106,6 +109,13 @@ export function healthRoutes(deps: HealthDeps) {
           schema: {
             type: 'object',
             required: [
+              'document_count',
+              'sources_count',
+              'vector_store_path',
+              'collection_name',
+              'embedding_model',
+              'llm_model',
+              'reranker_enabled',
               'api_auth_enabled',
               'head_position',
               'projections_state',
@@ -114,6 +124,19 @@ export function healthRoutes(deps: HealthDeps) {
               'timestamp',
             ],
             properties: {
+              document_count: { type: 'integer' },
+              sources_count: { type: 'integer', description: 'Distinct sources (upload paths and URLs)' },
+              vector_store_path: {
+                type: 'string',
+                description: 'Folder of the embedded vector index (or the Milvus address and collection)',
+              },
+              collection_name: {
+                type: 'string',
+                description: 'Vector collection: one per embedding model and index version',
+              },
+              embedding_model: { type: 'string' },
+              llm_model: { type: 'string' },
+              reranker_enabled: { type: 'boolean' },
               api_auth_enabled: { type: 'boolean' },
               projections_state: {
                 type: 'string',
@@ -144,10 +167,21 @@ export function healthRoutes(deps: HealthDeps) {
         503: { description: 'A store is unavailable', schema: errorSchema },
       },
       async handle() {
-        const groups = await deps.readModels.countBy(TASKS, 'status');
-        const progress = await deps.projectionProgress();
+        const [groups, progress, documentCount, sources] = await Promise.all([
+          deps.readModels.countBy(TASKS, 'status'),
+          deps.projectionProgress(),
+          deps.readModels.count(DOCUMENTS),
+          deps.readModels.countBy(DOCUMENTS, 'source'),
+        ]);
         return {
           body: {
+            document_count: documentCount,
+            sources_count: sources.length,
+            vector_store_path: deps.knowledge.vectorPath,
+            collection_name: deps.knowledge.collection,
+            embedding_model: deps.knowledge.embedder.name,
+            llm_model: deps.knowledge.chatModel.name,
+            reranker_enabled: deps.config.rerankerEnabled,
             api_auth_enabled: deps.config.apiKeys.length > 0,
             head_position: progress.head,
             projections_state: progress.state,

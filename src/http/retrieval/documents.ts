@@ -1,0 +1,427 @@
+import type { Caller } from '../../commands/context.js';
+import type { DocumentCommands } from '../../commands/documentCommands.js';
+import { NotFoundError } from '../../domain/shared/index.js';
+import type { ReadModels } from '../../projections/readModels.js';
+import {
+  CHUNKS,
+  DOCUMENTS,
+  KNOWLEDGE,
+  type ChunkView,
+  type DocumentView,
+} from '../../projections/knowledgeProjection.js';
+import type { Filter } from '../../readStore/readStore.js';
+import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
+import { HttpError } from '../httpError.js';
+import { defineRoute } from '../route.js';
+import { errorResponses, errorSchema, nullableString } from './schemas.js';
+
+export interface DocumentRouteDeps {
+  documents: DocumentCommands;
+  readModels: ReadModels;
+}
+
+/** Characters of text a listed document carries; `GET /documents/{doc_id}` gives the whole text. */
+export const LIST_TEXT_CHARS = 1_000;
+/** Most documents one delete-by-criteria request removes (the rest: call again). */
+const MAX_DELETE_BATCH = 1_000;
+const READ_AFTER_DELETE = [KNOWLEDGE, VECTORS_PROJECTION];
+
+const documentSchema = {
+  type: 'object',
+  required: ['id', 'text', 'metadata'],
+  properties: {
+    id: { type: 'string' },
+    text: { type: 'string' },
+    text_truncated: {
+      type: 'boolean',
+      description: `In lists only: true when text holds the first ${LIST_TEXT_CHARS} characters`,
+    },
+    metadata: {
+      type: 'object',
+      required: ['title', 'source', 'section', 'language'],
+      properties: {
+        title: { type: 'string' },
+        source: { type: 'string', description: 'Upload path (<section>/<file name>) or URL' },
+        section: { type: 'string' },
+        language: { type: 'string' },
+        format: { type: 'string' },
+        chunk_count: { type: 'integer' },
+        size_bytes: { type: 'integer' },
+        created_at: { type: 'string', format: 'date-time' },
+        updated_at: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+} as const;
+
+const deletionSchema = {
+  type: 'object',
+  required: ['doc_id', 'status', 'message'],
+  properties: {
+    doc_id: { type: 'string' },
+    status: { type: 'string', enum: ['deleted', 'not_found', 'error'] },
+    message: nullableString,
+  },
+} as const;
+
+const criteriaResultSchema = {
+  type: 'object',
+  required: ['deleted', 'doc_ids', 'more'],
+  properties: {
+    deleted: { type: 'integer' },
+    doc_ids: { type: 'array', items: { type: 'string' } },
+    more: { type: 'boolean', description: `True when more than ${MAX_DELETE_BATCH} matched: call again` },
+  },
+} as const;
+
+function metadataOf(doc: DocumentView): Record<string, unknown> {
+  return {
+    title: doc.title,
+    source: doc.source,
+    section: doc.section,
+    language: doc.language,
+    format: doc.format,
+    chunk_count: doc.chunkCount,
+    size_bytes: doc.sizeBytes,
+    created_at: doc.createdAt,
+    updated_at: doc.updatedAt,
+  };
+}
+
+export function documentRoutes(deps: DocumentRouteDeps) {
+  const { readModels } = deps;
+
+  async function textOf(docId: string, maxChars = Infinity): Promise<string> {
+    const chunks = await readModels.find<ChunkView>(CHUNKS, { filter: { docId }, sort: [['index', 1]] });
+    let text = '';
+    for (const chunk of chunks) {
+      text += (text ? '\n\n' : '') + chunk.text;
+      if (text.length >= maxChars) break;
+    }
+    return text;
+  }
+
+  async function deleteOne(
+    docId: string,
+    caller: Caller,
+  ): Promise<{ status: 'deleted' | 'not_found' | 'error'; message: string | null; position: number }> {
+    try {
+      const outcome = await deps.documents.delete({ docId }, caller);
+      return { status: 'deleted', message: 'Document deleted', position: outcome.position };
+    } catch (error) {
+      if (error instanceof NotFoundError)
+        return { status: 'not_found', message: `Document ${docId} does not exist`, position: 0 };
+      return { status: 'error', message: (error as Error).message, position: 0 };
+    }
+  }
+
+  async function deleteWhere(filter: Filter, caller: Caller) {
+    const matching = await readModels.find<DocumentView>(DOCUMENTS, {
+      filter,
+      sort: [['sequence', 1]],
+      limit: MAX_DELETE_BATCH + 1,
+    });
+    const batch = matching.slice(0, MAX_DELETE_BATCH);
+    let position = 0;
+    const deleted: string[] = [];
+    for (const doc of batch) {
+      const outcome = await deleteOne(doc.id, caller);
+      if (outcome.status === 'deleted') deleted.push(doc.id);
+      position = Math.max(position, outcome.position);
+    }
+    return {
+      body: { deleted: deleted.length, doc_ids: deleted, more: matching.length > MAX_DELETE_BATCH },
+      position,
+    };
+  }
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/documents',
+      operationId: 'listDocuments',
+      summary: 'List stored documents, newest first',
+      description: `A document is one ingested file or web page. Listed documents carry the first ${LIST_TEXT_CHARS} characters of their text (text_truncated says whether there is more); GET /documents/{doc_id} returns all of it.`,
+      tags: ['Documents'],
+      query: {
+        type: 'object',
+        properties: {
+          page: { type: 'integer', minimum: 1, default: 1 },
+          page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+        },
+        required: ['page', 'page_size'],
+      },
+      responses: {
+        200: {
+          description: 'A page of documents',
+          schema: {
+            type: 'object',
+            required: ['documents', 'total', 'page', 'page_size', 'pages'],
+            properties: {
+              documents: { type: 'array', items: documentSchema },
+              total: { type: 'integer' },
+              page: { type: 'integer' },
+              page_size: { type: 'integer' },
+              pages: { type: 'integer' },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle({ query }) {
+        const [found, total] = await Promise.all([
+          readModels.find<DocumentView>(DOCUMENTS, {
+            sort: [['sequence', -1]],
+            skip: (query.page - 1) * query.page_size,
+            limit: query.page_size,
+          }),
+          readModels.count(DOCUMENTS),
+        ]);
+        const documents = await Promise.all(
+          found.map(async (doc) => {
+            const text = await textOf(doc.id, LIST_TEXT_CHARS + 1);
+            return {
+              id: doc.id,
+              text: text.slice(0, LIST_TEXT_CHARS),
+              text_truncated: text.length > LIST_TEXT_CHARS,
+              metadata: metadataOf(doc),
+            };
+          }),
+        );
+        return {
+          body: {
+            documents,
+            total,
+            page: query.page,
+            page_size: query.page_size,
+            pages: Math.ceil(total / query.page_size),
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/documents/sources',
+      operationId: 'listSources',
+      summary: 'Every distinct source (upload path or URL)',
+      tags: ['Documents'],
+      responses: {
+        200: {
+          description: 'Sources',
+          schema: {
+            type: 'object',
+            required: ['sources', 'count'],
+            properties: { sources: { type: 'array', items: { type: 'string' } }, count: { type: 'integer' } },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle() {
+        const groups = await readModels.countBy(DOCUMENTS, 'source');
+        const sources = groups.map((group) => String(group.value)).sort();
+        return { body: { sources, count: sources.length } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/documents/stats',
+      operationId: 'documentStats',
+      summary: 'Documents by source and by language',
+      tags: ['Documents'],
+      responses: {
+        200: {
+          description: 'Statistics',
+          schema: {
+            type: 'object',
+            required: ['total_documents', 'by_source', 'by_language'],
+            properties: {
+              total_documents: { type: 'integer' },
+              by_source: { type: 'object', additionalProperties: { type: 'integer' } },
+              by_language: { type: 'object', additionalProperties: { type: 'integer' } },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle() {
+        const [total, bySource, byLanguage] = await Promise.all([
+          readModels.count(DOCUMENTS),
+          readModels.countBy(DOCUMENTS, 'source'),
+          readModels.countBy(DOCUMENTS, 'language'),
+        ]);
+        const asObject = (groups: typeof bySource) =>
+          Object.fromEntries(groups.map((group) => [String(group.value), group.count]));
+        return {
+          body: { total_documents: total, by_source: asObject(bySource), by_language: asObject(byLanguage) },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/documents/{doc_id}',
+      operationId: 'getDocument',
+      summary: 'A stored document with its whole text',
+      tags: ['Documents'],
+      params: {
+        type: 'object',
+        required: ['doc_id'],
+        properties: { doc_id: { type: 'string', maxLength: 200 } },
+      },
+      responses: {
+        200: { description: 'The document', schema: documentSchema },
+        404: { description: 'No such document', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ params }) {
+        const doc = await readModels.get<DocumentView>(DOCUMENTS, params.doc_id);
+        if (!doc) throw new HttpError(404, 'document_not_found', `Document ${params.doc_id} does not exist`);
+        return { body: { id: doc.id, text: await textOf(doc.id), metadata: metadataOf(doc) } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/documents/{doc_id}',
+      operationId: 'deleteDocument',
+      summary: 'Delete a document with its chunks, vectors and duplicate keys',
+      description: 'An unknown id answers 200 with status not_found, as the spec says.',
+      tags: ['Documents'],
+      readAfterWrite: READ_AFTER_DELETE,
+      params: {
+        type: 'object',
+        required: ['doc_id'],
+        properties: { doc_id: { type: 'string', maxLength: 200 } },
+      },
+      responses: { 200: { description: 'What happened', schema: deletionSchema }, ...errorResponses },
+      async handle({ params, caller }) {
+        const outcome = await deleteOne(params.doc_id, caller);
+        return {
+          body: { doc_id: params.doc_id, status: outcome.status, message: outcome.message },
+          ...(outcome.position ? { position: outcome.position } : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/documents/delete',
+      operationId: 'deleteDocuments',
+      summary: 'Delete several documents by id',
+      tags: ['Documents'],
+      readAfterWrite: READ_AFTER_DELETE,
+      body: {
+        contentType: 'application/json',
+        schema: {
+          type: 'object',
+          required: ['doc_ids'],
+          properties: {
+            doc_ids: {
+              type: 'array',
+              items: { type: 'string', maxLength: 200 },
+              minItems: 1,
+              maxItems: MAX_DELETE_BATCH,
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'One entry per id',
+          schema: {
+            type: 'object',
+            required: ['deleted', 'skipped', 'errors', 'details'],
+            properties: {
+              deleted: { type: 'integer' },
+              skipped: { type: 'integer', description: 'Ids of no document (status not_found)' },
+              errors: { type: 'integer' },
+              details: { type: 'array', items: deletionSchema },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle({ body, caller }) {
+        const details: Array<{ doc_id: string; status: string; message: string | null }> = [];
+        let position = 0;
+        for (const docId of [...new Set(body.doc_ids)]) {
+          const outcome = await deleteOne(docId, caller);
+          position = Math.max(position, outcome.position);
+          details.push({ doc_id: docId, status: outcome.status, message: outcome.message });
+        }
+        const count = (status: string) => details.filter((detail) => detail.status === status).length;
+        return {
+          body: { deleted: count('deleted'), skipped: count('not_found'), errors: count('error'), details },
+          ...(position ? { position } : {}),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/documents/delete/by-source',
+      operationId: 'deleteDocumentsBySource',
+      summary: 'Delete every document of a source',
+      tags: ['Documents'],
+      readAfterWrite: READ_AFTER_DELETE,
+      body: {
+        contentType: 'application/json',
+        schema: {
+          type: 'object',
+          required: ['source'],
+          properties: { source: { type: 'string', minLength: 1, maxLength: 4096 } },
+        },
+      },
+      responses: {
+        200: { description: 'What was deleted', schema: criteriaResultSchema },
+        ...errorResponses,
+      },
+      async handle({ body, caller }) {
+        const { body: result, position } = await deleteWhere({ source: body.source }, caller);
+        return { body: result, ...(position ? { position } : {}) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/documents/delete/by-filter',
+      operationId: 'deleteDocumentsByFilter',
+      summary: 'Delete the documents whose metadata equals every given value',
+      tags: ['Documents'],
+      readAfterWrite: READ_AFTER_DELETE,
+      body: {
+        contentType: 'application/json',
+        schema: {
+          type: 'object',
+          required: ['where'],
+          properties: {
+            where: {
+              type: 'object',
+              minProperties: 1,
+              additionalProperties: false,
+              properties: {
+                source: { type: 'string' },
+                section: { type: 'string' },
+                language: { type: 'string' },
+                title: { type: 'string' },
+                format: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: { description: 'What was deleted', schema: criteriaResultSchema },
+        ...errorResponses,
+      },
+      async handle({ body, caller }) {
+        // Unknown keys are dropped by validation: a filter left empty would match every document.
+        if (Object.keys(body.where).length === 0) {
+          throw new HttpError(
+            422,
+            'validation_error',
+            'body.where needs at least one of source, section, language, title, format',
+            [{ location: 'body', field: 'where', message: 'needs at least one known key' }],
+          );
+        }
+        const { body: result, position } = await deleteWhere(body.where as Filter, caller);
+        return { body: result, ...(position ? { position } : {}) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,227 @@
+import type { Answerer } from '../../knowledge/answer.js';
+import type { Search, SearchHit } from '../../knowledge/search.js';
+import { defineRoute } from '../route.js';
+import { errorResponses } from './schemas.js';
+
+export interface SearchRouteDeps {
+  search: Search;
+  answer: Answerer;
+}
+
+const round = (score: number): number => Math.round(score * 1e6) / 1e6;
+
+function resultOf(hit: SearchHit): Record<string, unknown> {
+  return {
+    text: hit.chunk.text,
+    source: hit.document.source,
+    metadata: {
+      title: hit.document.title,
+      section: hit.document.section,
+      language: hit.chunk.language || hit.document.language,
+      section_path: hit.chunk.sectionPath,
+      page_start: hit.chunk.pageStart,
+      page_end: hit.chunk.pageEnd,
+      chunk_id: hit.chunk.id,
+    },
+    score: round(hit.score),
+    doc_id: hit.document.id,
+  };
+}
+
+const questionText = { type: 'string', minLength: 1, maxLength: 4_000, pattern: '\\S' } as const;
+
+export function searchRoutes(deps: SearchRouteDeps) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/search',
+      operationId: 'search',
+      summary: 'Hybrid semantic and keyword search over the stored chunks (no answer generation)',
+      description:
+        'Vector similarity and BM25 keyword search each give initial_k candidates, fused by reciprocal rank, reranked when the reranker is on, cut to top_k. score: the reranker score when reranking, else the fused score; comparable within one response only.',
+      tags: ['Query'],
+      body: {
+        contentType: 'application/json',
+        schema: {
+          type: 'object',
+          required: ['query', 'top_k', 'initial_k'],
+          properties: {
+            query: questionText,
+            top_k: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
+            initial_k: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'Matching chunks, best first',
+          schema: {
+            type: 'object',
+            required: ['results', 'count'],
+            properties: {
+              results: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['text', 'source', 'metadata', 'score', 'doc_id'],
+                  properties: {
+                    text: { type: 'string' },
+                    source: { type: 'string' },
+                    metadata: {
+                      type: 'object',
+                      required: ['title', 'section', 'language'],
+                      properties: {
+                        title: { type: 'string' },
+                        section: { type: 'string' },
+                        language: { type: 'string' },
+                      },
+                    },
+                    score: { type: 'number' },
+                    doc_id: {
+                      type: 'string',
+                      description: 'The document (ingested file or page) the chunk belongs to',
+                    },
+                  },
+                },
+              },
+              count: { type: 'integer' },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle({ body, signal }) {
+        const { hits } = await deps.search({
+          query: body.query,
+          topK: body.top_k,
+          initialK: Math.max(body.initial_k, body.top_k),
+          signal,
+        });
+        return { body: { results: hits.map(resultOf), count: hits.length } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/query',
+      operationId: 'query',
+      summary: 'Answer a question from the stored documents, with sources',
+      tags: ['Query'],
+      body: {
+        contentType: 'application/json',
+        schema: {
+          type: 'object',
+          required: ['question', 'top_k', 'initial_k', 'include_timing', 'include_context'],
+          properties: {
+            question: questionText,
+            top_k: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+            initial_k: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            include_timing: { type: 'boolean', default: true },
+            include_context: { type: 'boolean', default: false },
+            temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: null },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The answer and its sources (numbered [n] in the answer, in this order)',
+          schema: {
+            type: 'object',
+            required: ['question', 'answer', 'sources', 'context_used'],
+            properties: {
+              question: { type: 'string' },
+              answer: { type: 'string' },
+              sources: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['title', 'source', 'section', 'score', 'doc_id'],
+                  properties: {
+                    title: { type: 'string' },
+                    source: { type: 'string' },
+                    section: { type: 'string' },
+                    score: { type: 'number' },
+                    doc_id: { type: 'string' },
+                  },
+                },
+              },
+              timing: {
+                type: 'object',
+                description: 'Seconds',
+                required: [
+                  'embedding',
+                  'vector_search',
+                  'reranking',
+                  'retrieval_total',
+                  'context_formatting',
+                  'llm_generation',
+                  'total',
+                ],
+                properties: Object.fromEntries(
+                  [
+                    'embedding',
+                    'vector_search',
+                    'keyword_search',
+                    'reranking',
+                    'retrieval_total',
+                    'context_formatting',
+                    'llm_generation',
+                    'total',
+                  ].map((name) => [name, { type: 'number' }]),
+                ),
+              },
+              context_used: { type: ['string', 'null'] },
+              tokens_used: {
+                type: 'object',
+                properties: {
+                  input: { type: 'integer' },
+                  output: { type: 'integer' },
+                  total: { type: 'integer' },
+                },
+              },
+            },
+          },
+        },
+        ...errorResponses,
+      },
+      async handle({ body, signal }) {
+        const answer = await deps.answer({
+          question: body.question,
+          topK: body.top_k,
+          initialK: Math.max(body.initial_k, body.top_k),
+          temperature: body.temperature ?? null,
+          signal,
+        });
+        const { timing } = answer;
+        return {
+          body: {
+            question: answer.question,
+            answer: answer.answer,
+            sources: answer.hits.map((hit) => ({
+              title: hit.document.title,
+              source: hit.document.source,
+              section: hit.document.section,
+              score: round(hit.score),
+              doc_id: hit.document.id,
+            })),
+            ...(body.include_timing
+              ? {
+                  timing: {
+                    embedding: timing.embedding,
+                    vector_search: timing.vectorSearch,
+                    keyword_search: timing.lexicalSearch,
+                    reranking: timing.reranking,
+                    retrieval_total: timing.retrievalTotal,
+                    context_formatting: timing.contextFormatting,
+                    llm_generation: timing.llmGeneration,
+                    total: timing.total,
+                  },
+                }
+              : {}),
+            context_used: body.include_context ? answer.context : null,
+            tokens_used: answer.usage,
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,309 @@
+import { readFile } from 'node:fs/promises';
+import type { TaskCommands } from '../../commands/taskCommands.js';
+import type { EventStore } from '../../eventStore/eventStore.js';
+import type { BlobStore } from '../../knowledge/blobStore.js';
+import { awaitTask } from '../../knowledge/awaitTask.js';
+import { INGEST_UPLOAD_JOB, type UploadTaskInput } from '../../knowledge/ingestJobs.js';
+import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
+import { extensionOf } from '../../parsing/detect/detectFormat.js';
+import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
+import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
+import { TASKS } from '../../projections/tasksProjection.js';
+import type { Caller } from '../../commands/context.js';
+import { HttpError } from '../httpError.js';
+import type { UploadedFile } from '../route.js';
+import { defineRoute } from '../route.js';
+import { errorResponses, errorSchema } from './schemas.js';
+import { taskCreatedSchema } from './taskCreated.js';
+
+export interface UploadRouteDeps {
+  tasks: TaskCommands;
+  eventStore: Pick<EventStore, 'subscribeToStream'>;
+  blobs: BlobStore;
+  maxFilesPerBulk: number;
+}
+
+const READ_AFTER_INGEST = [TASKS, KNOWLEDGE, VECTORS_PROJECTION];
+const MAX_NAME_CHARS = 255;
+
+const sectionField = {
+  type: 'object',
+  properties: {
+    section: {
+      type: 'string',
+      default: 'uploaded',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Section or category',
+    },
+    skip_duplicates: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Skip a file whose path or content is already stored (false: ingest it again; unchanged chunks are skipped)',
+    },
+  },
+  required: ['section', 'skip_duplicates'],
+} as const;
+
+export const ingestionSchema = {
+  type: 'object',
+  required: [
+    'success',
+    'title',
+    'chunks_added',
+    'chunks_updated',
+    'chunks_skipped',
+    'error',
+    'is_duplicate',
+    'duplicate_type',
+    'existing_doc_id',
+    'existing_doc_title',
+    'duplicate_message',
+  ],
+  properties: {
+    success: { type: 'boolean' },
+    filename: { type: 'string' },
+    url: { type: 'string' },
+    title: { type: 'string' },
+    doc_id: { type: ['string', 'null'], description: 'The stored document (null when nothing was stored)' },
+    chunks_added: { type: 'integer' },
+    chunks_updated: { type: 'integer' },
+    chunks_skipped: { type: 'integer' },
+    error: { type: ['string', 'null'] },
+    is_duplicate: { type: 'boolean' },
+    duplicate_type: { type: ['string', 'null'], enum: ['filepath', 'url', 'content_hash', null] },
+    existing_doc_id: { type: ['string', 'null'] },
+    existing_doc_title: { type: ['string', 'null'] },
+    duplicate_message: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** A file name safe to store and echo: no directories, no control characters, bounded length. */
+export function cleanFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // Control characters, and format characters such as bidi overrides that disguise an extension.
+  const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+  if (clean.length <= MAX_NAME_CHARS) return clean || 'unnamed';
+  const dot = clean.lastIndexOf('.');
+  const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
+  return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
+}
+
+function unsupportedResult(fileName: string, message: string): Record<string, unknown> {
+  return {
+    success: false,
+    filename: fileName,
+    title: fileName,
+    doc_id: null,
+    chunks_added: 0,
+    chunks_updated: 0,
+    chunks_skipped: 0,
+    error: message,
+    is_duplicate: false,
+    duplicate_type: null,
+    existing_doc_id: null,
+    existing_doc_title: null,
+    duplicate_message: null,
+  };
+}
+
+export function uploadRoutes(deps: UploadRouteDeps) {
+  const supported: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
+
+  /** Stores the bytes and creates the ingestion task; null when the file's type is not supported. */
+  async function startIngestion(
+    file: { fileName: string; bytes: Uint8Array },
+    fields: { section: string; skip_duplicates: boolean },
+    caller: Caller,
+  ): Promise<{ taskId: string; createdAt: string } | { refused: string }> {
+    const fileName = cleanFileName(file.fileName);
+    const extension = extensionOf(fileName) ?? '';
+    if (!supported.has(extension)) {
+      return {
+        refused: `Unsupported file type ${extension || '(no extension)'}; supported: ${[...supported].join(' ')}`,
+      };
+    }
+    const input: UploadTaskInput = {
+      blob: await deps.blobs.put(file.bytes),
+      fileName,
+      section: fields.section,
+      source: `${fields.section}/${fileName}`,
+      skipDuplicates: fields.skip_duplicates,
+      actorId: caller.actorId,
+      correlationId: caller.correlationId,
+    };
+    const created = await deps.tasks.create(INGEST_UPLOAD_JOB, { ...input }, caller);
+    return {
+      taskId: created.taskId,
+      createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
+    };
+  }
+
+  /** Runs one file through the ingestion pipeline and waits for it: the spec's ingestion result. */
+  async function ingestNow(
+    file: { fileName: string; bytes: Uint8Array },
+    fields: { section: string; skip_duplicates: boolean },
+    caller: Caller,
+    signal: AbortSignal,
+  ): Promise<{ result: Record<string, unknown>; position: number }> {
+    const started = await startIngestion(file, fields, caller);
+    const fileName = cleanFileName(file.fileName);
+    if ('refused' in started) return { result: unsupportedResult(fileName, started.refused), position: 0 };
+    const finished = await awaitTask(deps.eventStore, started.taskId, signal);
+    if (finished.status === 'completed' && finished.result)
+      return { result: finished.result, position: finished.position };
+    return {
+      result: unsupportedResult(fileName, finished.error ?? `The ingestion task was ${finished.status}`),
+      position: finished.position,
+    };
+  }
+
+  const onlyFile = async (files: UploadedFile[]) => {
+    const file = files.find((candidate) => candidate.field === 'file')!;
+    return { fileName: file.fileName, bytes: await readFile(file.path) };
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/upload',
+      operationId: 'uploadDocument',
+      summary: 'Upload a file: parse, chunk, embed and store it',
+      description:
+        'Answers when the document is stored and searchable. An unsupported or broken file answers 200 with success false and the reason in error; nothing is stored. A duplicate (same upload path <section>/<file name>, or same text) is skipped unless skip_duplicates is false.',
+      tags: ['Upload'],
+      readAfterWrite: READ_AFTER_INGEST,
+      body: {
+        contentType: 'multipart/form-data',
+        files: { file: { required: true, multiple: false, description: 'The document' } },
+        schema: sectionField,
+      },
+      responses: {
+        200: { description: 'Ingestion result', schema: ingestionSchema },
+        413: { description: 'Too large', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ body, files, caller, signal }) {
+        const { result, position } = await ingestNow(await onlyFile(files), body, caller, signal);
+        return { body: result, ...(position ? { position } : {}) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/upload/async',
+      operationId: 'uploadDocumentAsync',
+      summary: 'Upload a file and ingest it in the background',
+      description:
+        "Answers at once with a task. The task's result, once completed, is the ingestion result of /upload (with doc_id); an unsupported file is refused at once with 415.",
+      tags: ['Upload'],
+      readAfterWrite: [TASKS],
+      body: {
+        contentType: 'multipart/form-data',
+        files: { file: { required: true, multiple: false, description: 'The document' } },
+        schema: sectionField,
+      },
+      responses: {
+        202: { description: 'The task', schema: taskCreatedSchema },
+        413: { description: 'Too large', schema: errorSchema },
+        415: { description: 'Unsupported file type', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ body, files, caller }) {
+        const started = await startIngestion(await onlyFile(files), body, caller);
+        if ('refused' in started) throw new HttpError(415, 'unsupported_format', started.refused);
+        return {
+          status: 202,
+          body: {
+            task_id: started.taskId,
+            status: 'pending',
+            message: 'Upload accepted; follow the task',
+            created_at: started.createdAt,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/upload/bulk',
+      operationId: 'uploadDocuments',
+      summary: 'Upload several files (repeated files field)',
+      description: 'Each file is ingested as by /upload; one failing file does not stop the others.',
+      tags: ['Upload'],
+      readAfterWrite: READ_AFTER_INGEST,
+      body: {
+        contentType: 'multipart/form-data',
+        files: { files: { required: true, multiple: true, description: 'The documents' } },
+        schema: sectionField,
+      },
+      responses: {
+        200: {
+          description: 'Per-file results and totals',
+          schema: {
+            type: 'object',
+            required: [
+              'total_files',
+              'successful',
+              'failed',
+              'duplicates',
+              'total_chunks_added',
+              'results',
+              'errors',
+            ],
+            properties: {
+              total_files: { type: 'integer' },
+              successful: { type: 'integer', description: 'Stored (duplicates not included)' },
+              failed: { type: 'integer' },
+              duplicates: { type: 'integer' },
+              total_chunks_added: { type: 'integer' },
+              results: { type: 'array', items: ingestionSchema },
+              errors: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { filename: { type: 'string' }, error: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+        413: { description: 'Too large', schema: errorSchema },
+        ...errorResponses,
+      },
+      async handle({ body, files, caller, signal }) {
+        const uploads = files.filter((file) => file.field === 'files');
+        if (uploads.length > deps.maxFilesPerBulk) {
+          throw new HttpError(
+            413,
+            'too_many_files',
+            `At most ${deps.maxFilesPerBulk} files per bulk upload; got ${uploads.length}`,
+          );
+        }
+        const outcomes = await Promise.all(
+          uploads.map(async (file) =>
+            ingestNow({ fileName: file.fileName, bytes: await readFile(file.path) }, body, caller, signal),
+          ),
+        );
+        return {
+          body: bulkResult(outcomes.map((outcome) => outcome.result)),
+          position: Math.max(0, ...outcomes.map((outcome) => outcome.position)),
+        };
+      },
+    }),
+  ];
+}
+
+/** Totals that agree with the per-file results by construction. */
+export function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
+  const duplicates = results.filter((result) => result['is_duplicate'] === true).length;
+  const failed = results.filter((result) => result['success'] !== true);
+  return {
+    total_files: results.length,
+    successful: results.length - failed.length - duplicates,
+    failed: failed.length,
+    duplicates,
+    total_chunks_added: results.reduce((sum, result) => sum + Number(result['chunks_added'] ?? 0), 0),
+    results,
+    errors: failed.map((result) => ({ filename: result['filename'], error: result['error'] })),
+  };
+}

@@ -1,0 +1,79 @@
+import type { ChatModel, TokenUsage } from '../models/chatModel.js';
+import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
+import type { Search, SearchHit, SearchTiming } from './search.js';
+
+export interface QuestionRequest {
+  question: string;
+  topK: number;
+  initialK: number;
+  /** null: the model's default. */
+  temperature: number | null;
+  signal?: AbortSignal;
+}
+
+export interface AnswerTiming extends SearchTiming {
+  retrievalTotal: number;
+  contextFormatting: number;
+  llmGeneration: number;
+  total: number;
+}
+
+export interface Answer {
+  question: string;
+  answer: string;
+  hits: SearchHit[];
+  /** What the model was given: the numbered sources and the question. */
+  context: string;
+  timing: AnswerTiming;
+  usage: TokenUsage;
+}
+
+/** Characters of source text the model is given at most (the chunks are cut to share it). */
+const MAX_CONTEXT_CHARS = 24_000;
+
+/** Retrieval-augmented answers: search, number the passages, ask the chat model to answer from them. */
+export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now?: () => number }) {
+  const now = deps.now ?? (() => performance.now());
+  const seconds = (from: number): number => Math.round(now() - from) / 1000;
+
+  return async function answer(request: QuestionRequest): Promise<Answer> {
+    const started = now();
+    const { hits, timing } = await deps.search({
+      query: request.question,
+      topK: request.topK,
+      initialK: request.initialK,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    const retrievalTotal = seconds(started);
+
+    let step = now();
+    const share = Math.floor(MAX_CONTEXT_CHARS / Math.max(1, hits.length));
+    const passages = hits.map((hit) => ({
+      title: [hit.document.title, ...hit.chunk.sectionPath].filter(Boolean).join(' › '),
+      text: hit.chunk.text.slice(0, share),
+    }));
+    const context = groundedUserMessage(request.question, passages);
+    const contextFormatting = seconds(step);
+
+    step = now();
+    const completion = await deps.chatModel.complete({
+      messages: [
+        { role: 'system', content: GROUNDED_SYSTEM_PROMPT },
+        { role: 'user', content: context },
+      ],
+      temperature: request.temperature,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    const llmGeneration = seconds(step);
+    return {
+      question: request.question,
+      answer: completion.content,
+      hits,
+      context,
+      usage: completion.usage,
+      timing: { ...timing, retrievalTotal, contextFormatting, llmGeneration, total: seconds(started) },
+    };
+  };
+}
+
+export type Answerer = ReturnType<typeof createAnswerer>;

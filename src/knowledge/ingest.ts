@@ -1,0 +1,279 @@
+import { createHash } from 'node:crypto';
+import type { Caller } from '../commands/context.js';
+import type { DocumentCommands } from '../commands/documentCommands.js';
+import { release, reserve } from '../commands/reservation.js';
+import type { ChunkInput } from '../domain/document/commands.js';
+import type { Reservation, SourceKind } from '../domain/document/events.js';
+import type { Metadata } from '../domain/shared/index.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { Embedder } from '../models/embedder.js';
+import { DEFAULT_PARSE_LIMITS } from '../parsing/context.js';
+import type { ParseJob, SectionsResult } from '../parsing/job.js';
+import type { ParsePool } from '../parsing/worker/parsePool.js';
+import type { EmbeddingCache } from './embeddingCache.js';
+import { embedWithCache } from './embedChunks.js';
+
+/** What ingesting one file or page came to: the spec's ingestion result, in camelCase. */
+export interface IngestionOutcome {
+  success: boolean;
+  docId: string | null;
+  title: string;
+  chunksAdded: number;
+  chunksUpdated: number;
+  chunksSkipped: number;
+  error: string | null;
+  isDuplicate: boolean;
+  duplicateType: 'filepath' | 'url' | 'content_hash' | null;
+  existingDocId: string | null;
+  existingDocTitle: string | null;
+  duplicateMessage: string | null;
+  /** Log position of the document's events (0 when nothing was written). */
+  position: number;
+}
+
+export interface IngestInput {
+  fileName: string;
+  bytes: Uint8Array;
+  /** Upload path (`<section>/<file name>`) or the page's normalised URL. */
+  source: string;
+  sourceKind: SourceKind;
+  section: string;
+  skipDuplicates: boolean;
+  caller: Caller;
+  signal: AbortSignal;
+}
+
+export interface IngestDeps {
+  parser: Pick<ParsePool, 'run'>;
+  documents: DocumentCommands;
+  eventStore: EventStore;
+  embedder: Embedder;
+  embeddings: EmbeddingCache;
+  maxInputBytes: number;
+  newId(): string;
+  metadata(caller: Caller): Metadata;
+}
+
+export const SOURCE_RESERVATION = 'doc_source';
+export const CONTENT_RESERVATION = 'doc_content';
+/** Chunk sizes of stored documents: the spec's defaults for chunking. */
+export const INGEST_CHUNKING = { mode: 'auto', targetWords: 500, maxWords: 1500 } as const;
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Whitespace-insensitive: the same text re-exported or re-wrapped is the same content. */
+export function contentHashOf(text: string): string {
+  return sha256(text.normalize('NFC').replace(/\s+/g, ' ').trim());
+}
+
+export function failedOutcome(title: string, error: string): IngestionOutcome {
+  return { ...emptyOutcome(title), success: false, error };
+}
+
+function emptyOutcome(title: string): IngestionOutcome {
+  return {
+    success: true,
+    docId: null,
+    title,
+    chunksAdded: 0,
+    chunksUpdated: 0,
+    chunksSkipped: 0,
+    error: null,
+    isDuplicate: false,
+    duplicateType: null,
+    existingDocId: null,
+    existingDocTitle: null,
+    duplicateMessage: null,
+    position: 0,
+  };
+}
+
+function duplicateOutcome(
+  title: string,
+  type: 'filepath' | 'url' | 'content_hash',
+  existing: { docId: string; title: string },
+): IngestionOutcome {
+  const what = type === 'content_hash' ? 'the same content' : type === 'url' ? 'this URL' : 'this file path';
+  return {
+    ...emptyOutcome(title),
+    isDuplicate: true,
+    duplicateType: type,
+    existingDocId: existing.docId,
+    existingDocTitle: existing.title,
+    duplicateMessage: `Skipped: document ${existing.docId} ("${existing.title}") already holds ${what}. Send skip_duplicates=false to ingest it again.`,
+  };
+}
+
+function chunkInputs(result: SectionsResult): ChunkInput[] {
+  const documentLanguage = result.document.metadata.language ?? 'unknown';
+  return result.chunks
+    .filter((chunk) => chunk.content.trim().length > 0)
+    .map((chunk) => ({
+      text: chunk.content,
+      contentHash: sha256(chunk.content),
+      sectionPath: chunk.sectionPath,
+      heading: chunk.heading,
+      headingLevel: chunk.headingLevel,
+      pageStart: chunk.pageStart,
+      pageEnd: chunk.pageEnd,
+      wordCount: chunk.wordCount,
+      language: chunk.language || documentLanguage,
+    }));
+}
+
+/**
+ * Ingests one file or page: parse and chunk it (worker threads), find duplicates by source and by
+ * content through reservations (so two concurrent ingestions of the same thing make one document),
+ * embed the chunks (cached by content hash), and record the document. Every failure of the input
+ * becomes `success: false` with the reason, and nothing is stored.
+ */
+export function createIngestor(deps: IngestDeps) {
+  async function parse(input: IngestInput): Promise<SectionsResult> {
+    const job: ParseJob = {
+      kind: 'sections',
+      fileName: input.fileName,
+      bytes: input.bytes,
+      options: { enableOcr: true, enableImageDescription: false, tableMode: 'accurate' },
+      cleaning: { removeUrls: false, normalizeArabic: false },
+      limits: { ...DEFAULT_PARSE_LIMITS, maxInputBytes: deps.maxInputBytes },
+      chunking: { ...INGEST_CHUNKING },
+      includeFullText: true,
+    };
+    let result: SectionsResult | null = null;
+    for await (const event of deps.parser.run(job, input.signal)) {
+      if (event.type === 'result') result = event.result as SectionsResult;
+    }
+    if (!result) throw new Error('the parse job ended without a result');
+    return result;
+  }
+
+  /** The live document holding a reservation, or null when the holder is gone (a stale claim). */
+  async function holderDocument(docId: string): Promise<{ docId: string; title: string } | null> {
+    const state = await deps.documents.state(docId);
+    return state.status === 'active' ? { docId, title: state.title } : null;
+  }
+
+  /**
+   * Claims `key` for `docId`. Answers the live document holding it instead when there is one; a
+   * claim left by a deleted document (its release still on its way) is released and taken.
+   */
+  async function claim(
+    kind: string,
+    key: string,
+    docId: string,
+    metadata: Metadata,
+  ): Promise<{ claimed: true } | { claimed: false; holder: { docId: string; title: string } }> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const outcome = await reserve(deps.eventStore, kind, key, docId, metadata);
+      if (outcome.reserved || outcome.holder === docId) return { claimed: true };
+      const holder = await holderDocument(outcome.holder);
+      if (holder) return { claimed: false, holder };
+      await release(deps.eventStore, kind, key, metadata);
+    }
+    throw new Error(`could not claim ${kind} ${key}: it keeps changing hands`);
+  }
+
+  /** Re-ingested with other content: the old content key is free for another document. */
+  async function releaseDropped(
+    before: Reservation[],
+    after: Reservation[],
+    metadata: Metadata,
+  ): Promise<void> {
+    const kept = new Set(after.map((reservation) => `${reservation.kind}:${reservation.key}`));
+    for (const reservation of before) {
+      if (!kept.has(`${reservation.kind}:${reservation.key}`)) {
+        await release(deps.eventStore, reservation.kind, reservation.key, metadata);
+      }
+    }
+  }
+
+  return async function ingest(input: IngestInput): Promise<IngestionOutcome> {
+    let parsed: SectionsResult;
+    try {
+      parsed = await parse(input);
+    } catch (error) {
+      if (input.signal.aborted) throw error;
+      return failedOutcome(input.fileName, (error as Error).message);
+    }
+    const title = parsed.document.metadata.title || input.fileName;
+    const chunks = chunkInputs(parsed);
+    if (chunks.length === 0) return failedOutcome(title, 'The document has no text to store.');
+    const contentHash = contentHashOf(parsed.fullText ?? chunks.map((chunk) => chunk.text).join('\n'));
+    const metadata = deps.metadata(input.caller);
+    const sourceKey = sha256(input.source);
+    const sourceType = input.sourceKind === 'url' ? 'url' : 'filepath';
+
+    // One document per source: the same path or URL again is a duplicate, or its re-ingestion.
+    const candidateId = deps.newId();
+    const source = await claim(SOURCE_RESERVATION, sourceKey, candidateId, metadata);
+    let docId = candidateId;
+    let replace = false;
+    if (!source.claimed) {
+      if (input.skipDuplicates) return duplicateOutcome(title, sourceType, source.holder);
+      docId = source.holder.docId;
+      replace = true;
+    }
+    const reservations: Reservation[] = [{ kind: SOURCE_RESERVATION, key: sourceKey }];
+    const content = await claim(CONTENT_RESERVATION, contentHash, docId, metadata);
+    if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentHash });
+    else if (input.skipDuplicates) {
+      if (!replace) await release(deps.eventStore, SOURCE_RESERVATION, sourceKey, metadata);
+      return duplicateOutcome(title, 'content_hash', content.holder);
+    }
+
+    const previous = replace ? await deps.documents.state(docId) : null;
+    try {
+      await embedWithCache(
+        deps.embedder,
+        deps.embeddings,
+        chunks.map((chunk) => ({ hash: chunk.contentHash, text: chunk.text })),
+        input.signal,
+      );
+      const outcome = await deps.documents.ingest(
+        {
+          docId,
+          source: input.source,
+          sourceKind: input.sourceKind,
+          title,
+          language: parsed.document.metadata.language ?? 'unknown',
+          format: parsed.document.format,
+          contentHash,
+          sizeBytes: input.bytes.byteLength,
+          chunkCount: chunks.length,
+          section: input.section,
+          chunks,
+          replace,
+          reservations,
+        },
+        input.caller,
+      );
+      const first = outcome.appended[0];
+      const counts =
+        first?.type === 'DocumentReingested'
+          ? {
+              added: first.data.chunksAdded,
+              updated: first.data.chunksUpdated,
+              skipped: first.data.chunksSkipped,
+            }
+          : { added: chunks.length, updated: 0, skipped: 0 };
+      if (previous?.status === 'active') await releaseDropped(previous.reservations, reservations, metadata);
+      return {
+        ...emptyOutcome(title),
+        docId,
+        chunksAdded: counts.added,
+        chunksUpdated: counts.updated,
+        chunksSkipped: counts.skipped,
+        position: outcome.position,
+      };
+    } catch (error) {
+      // Nothing was recorded: give back what this attempt claimed for a new document.
+      if (!replace) {
+        for (const reservation of reservations)
+          await release(deps.eventStore, reservation.kind, reservation.key, metadata);
+      }
+      throw error;
+    }
+  };
+}
+
+export type Ingest = ReturnType<typeof createIngestor>;

@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import type { Caller, Clock } from '../commands/context.js';
+import { metadataFor } from '../commands/context.js';
+import { createDocumentCommands } from '../commands/documentCommands.js';
+import type { EventStore } from '../eventStore/eventStore.js';
+import type { ComponentHealth } from '../health.js';
+import type { Logger } from '../log.js';
+import type { ChatModel } from '../models/chatModel.js';
+import type { Embedder } from '../models/embedder.js';
+import type { ParsePool } from '../parsing/worker/parsePool.js';
+import { CHUNKS, KNOWLEDGE, type ChunkView } from '../projections/knowledgeProjection.js';
+import type { ReadModels } from '../projections/readModels.js';
+import type { ReadStore } from '../readStore/readStore.js';
+import { openEmbeddedIndex } from '../vector/embeddedIndex.js';
+import { collectionName, type VectorIndex } from '../vector/vectorIndex.js';
+import type { JobType } from '../workers/jobs.js';
+import type { Reactor } from '../workers/reactors.js';
+import { createAnswerer } from './answer.js';
+import { createFileBlobStore } from './blobStore.js';
+import { createReadStoreEmbeddingCache } from './embeddingCache.js';
+import { createIngestor } from './ingest.js';
+import { uploadJob } from './ingestJobs.js';
+import { keyReleaseReactor } from './keyReleaseReactor.js';
+import { createSearch, type Rerank } from './search.js';
+import { createVectorProjector } from './vectorProjector.js';
+
+/** Raise when what the vector projection stores changes: a new collection is built beside the old. */
+const VECTOR_INDEX_VERSION = 1;
+
+export interface KnowledgeBaseOptions {
+  dataDir: string;
+  maxUploadBytes: number;
+  exactSearchBelow: number;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  readModels: ReadModels;
+  waitForProjections(position: number, projections: readonly string[], timeoutMs: number): Promise<boolean>;
+  parser: ParsePool;
+  embedder: Embedder;
+  chatModel: ChatModel;
+  rerank: Rerank | null;
+  clock: Clock;
+  newId(): string;
+  log: Logger;
+}
+
+/**
+ * The knowledge base: documents as aggregates, their ingestion (a worker job), the vector index
+ * kept by its projection, and hybrid search and answers over it.
+ */
+export function createKnowledgeBase(options: KnowledgeBaseOptions) {
+  const { eventStore, readModels, embedder, log } = options;
+  const documents = createDocumentCommands({ eventStore, clock: options.clock });
+  const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
+  const embeddings = createReadStoreEmbeddingCache(options.readStore);
+  const collection = collectionName(embedder.name, VECTOR_INDEX_VERSION);
+  let index: VectorIndex | null = null;
+  const vectorIndex = (): VectorIndex =>
+    (index ??= openEmbeddedIndex({
+      dir: join(options.dataDir, 'vectors'),
+      collection,
+      dimensions: embedder.dimensions,
+      exactBelow: options.exactSearchBelow,
+    }));
+
+  const ingest = createIngestor({
+    parser: options.parser,
+    documents,
+    eventStore,
+    embedder,
+    embeddings,
+    maxInputBytes: options.maxUploadBytes,
+    newId: options.newId,
+    metadata: (caller: Caller) => metadataFor(caller, options.clock),
+  });
+  const search = createSearch({ embedder, index: vectorIndex, readModels, rerank: options.rerank });
+  const answer = createAnswerer({ search, chatModel: options.chatModel });
+  let projector: ReturnType<typeof createVectorProjector> | null = null;
+  const vectorProjector = () =>
+    (projector ??= createVectorProjector({
+      eventStore,
+      index: vectorIndex(),
+      embedder,
+      embeddings,
+      log: log.child({ component: 'vectors' }),
+      async hashesInUse(hashes, position) {
+        // The chunks read model must have dropped the deleted document before it can say what is unused.
+        if (!(await options.waitForProjections(position, [KNOWLEDGE], 30_000))) return null;
+        const used = await readModels.find<ChunkView>(CHUNKS, {
+          filter: { contentHash: { $in: [...hashes] } },
+        });
+        return new Set(used.map((chunk) => chunk.contentHash));
+      },
+    }));
+
+  const jobs: JobType[] = [uploadJob({ ingest, blobs })];
+  const reactors: Reactor[] = [keyReleaseReactor(eventStore)];
+
+  return {
+    documents,
+    blobs,
+    ingest,
+    search,
+    answer,
+    jobs,
+    reactors,
+    embedder,
+    chatModel: options.chatModel,
+    collection,
+    vectorIndex,
+    vectorPath: join(options.dataDir, 'vectors', collection),
+    /** Starts following the log into the vector index (in the process that searches, when embedded). */
+    startVectors(): void {
+      vectorProjector().start();
+    },
+    waitForVectors: (position: number, timeoutMs: number) =>
+      projector ? projector.waitFor(position, timeoutMs) : Promise.resolve(true),
+    vectorStatus: () => projector?.status() ?? null,
+    async health(): Promise<Array<Omit<ComponentHealth, 'required'>>> {
+      const status = projector?.status();
+      const stored = await vectorIndex().health();
+      const vectorHealth = {
+        name: 'vector_store',
+        healthy: stored.healthy && status?.state !== 'failed',
+        reason: status?.state === 'failed' ? `vector projection failed: ${status.error}` : stored.reason,
+      };
+      const [embedderProbe, llmProbe] = await Promise.all([embedder.probe(), options.chatModel.probe()]);
+      return [
+        { name: 'embedder', ...embedderProbe, reason: embedderProbe.reason ?? embedder.name },
+        { name: 'llm', ...llmProbe, reason: llmProbe.reason ?? options.chatModel.name },
+        vectorHealth,
+      ];
+    },
+    async stop(): Promise<void> {
+      await projector?.stop();
+      await index?.close();
+    },
+  };
+}
+
+export type KnowledgeBase = ReturnType<typeof createKnowledgeBase>;

@@ -1,0 +1,122 @@
+import type { Embedder } from '../models/embedder.js';
+import type { ReadModels } from '../projections/readModels.js';
+import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
+import type { VectorIndex } from '../vector/vectorIndex.js';
+
+export interface SearchRequest {
+  query: string;
+  topK: number;
+  /** Candidates each retriever contributes before fusion and reranking. */
+  initialK: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchHit {
+  chunk: ChunkView;
+  document: Pick<DocumentView, 'id' | 'title' | 'source' | 'section' | 'language'>;
+  /** Final score: the reranker's when it ran, else the fused rank score (higher is better). */
+  score: number;
+}
+
+/** Seconds spent in each step (the spec's timing fields). */
+export interface SearchTiming {
+  embedding: number;
+  vectorSearch: number;
+  lexicalSearch: number;
+  reranking: number;
+}
+
+/** Scores passages for a query, higher is better (one score per passage, in order). */
+export type Rerank = (query: string, passages: readonly string[]) => Promise<number[]>;
+
+export interface SearchDeps {
+  embedder: Embedder;
+  index: () => VectorIndex;
+  readModels: Pick<ReadModels, 'getMany' | 'search'>;
+  rerank: Rerank | null;
+  now?: () => number;
+}
+
+/** Reciprocal rank fusion constant: 60 is the usual choice (Cormack et al.). */
+const RRF_K = 60;
+
+/**
+ * Hybrid retrieval: the query's vector against the vector index and its words against the lexical
+ * index (BM25 over chunk text and headings, Arabic-normalised and stemmed), each giving `initialK`
+ * candidates, fused by reciprocal rank; then reranked when a reranker is on, and cut to `topK`.
+ */
+export function createSearch(deps: SearchDeps) {
+  const now = deps.now ?? (() => performance.now());
+  const seconds = (from: number): number => Math.round(now() - from) / 1000;
+
+  return async function search(request: SearchRequest): Promise<{ hits: SearchHit[]; timing: SearchTiming }> {
+    const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
+    let started = now();
+    const [queryVector] = await deps.embedder.embed([request.query], {
+      kind: 'query',
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    timing.embedding = seconds(started);
+
+    started = now();
+    const vectorHits = await deps.index().search(queryVector!, { k: request.initialK });
+    timing.vectorSearch = seconds(started);
+
+    started = now();
+    const lexicalHits = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
+      match: 'any',
+      limit: request.initialK,
+    });
+    timing.lexicalSearch = seconds(started);
+
+    const fused = new Map<string, number>();
+    const addRanks = (ids: readonly string[]): void =>
+      ids.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    addRanks(vectorHits.map((hit) => hit.id));
+    addRanks(lexicalHits.map((hit) => hit.doc.id));
+    const ranked = [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const candidates = ranked.slice(0, Math.max(request.topK, deps.rerank ? request.initialK : request.topK));
+
+    const chunks = new Map(
+      (
+        await deps.readModels.getMany<ChunkView>(
+          CHUNKS,
+          candidates.map(([id]) => id),
+        )
+      ).map((chunk) => [chunk.id, chunk]),
+    );
+    // A chunk in the vector index but gone from the read model (deleted meanwhile) is left out.
+    let scored = candidates.flatMap(([id, score]) => {
+      const chunk = chunks.get(id);
+      return chunk ? [{ chunk, score }] : [];
+    });
+    if (deps.rerank && scored.length > 0) {
+      started = now();
+      const scores = await deps.rerank(
+        request.query,
+        scored.map(({ chunk }) => chunk.text),
+      );
+      scored = scored
+        .map((entry, at) => ({ ...entry, score: scores[at] ?? 0 }))
+        .sort((a, b) => b.score - a.score);
+      timing.reranking = seconds(started);
+    }
+    const top = scored.slice(0, request.topK);
+    const documents = new Map(
+      (
+        await deps.readModels.getMany<DocumentView>(DOCUMENTS, [
+          ...new Set(top.map(({ chunk }) => chunk.docId)),
+        ])
+      ).map((doc) => [doc.id, doc]),
+    );
+    const hits = top.flatMap(({ chunk, score }) => {
+      const doc = documents.get(chunk.docId);
+      if (!doc) return [];
+      const { id, title, source, section, language } = doc;
+      return [{ chunk, document: { id, title, source, section, language }, score }];
+    });
+    return { hits, timing };
+  };
+}
+
+export type Search = ReturnType<typeof createSearch>;
