@@ -42,6 +42,10 @@ export interface Config {
   vectorExactBelow: number;
   rerankerEnabled: boolean;
   uploadMaxFiles: number;
+  scrapeAllowedHosts: string[];
+  scrapeMaxBytes: number;
+  scrapeMaxRedirects: number;
+  scrapeUserAgent: string;
 }
 
 interface Variable {
@@ -176,6 +180,23 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: '50',
     meaning: 'Most files one `/upload/bulk` request may carry (413 above).',
   },
+  {
+    name: 'SCRAPE_ALLOWED_HOSTS',
+    default: '(empty)',
+    meaning:
+      'Comma-separated host names and CIDRs scraping may reach although private or loopback (intranets, tests), e.g. `127.0.0.1,10.0.0.0/8`.',
+  },
+  { name: 'SCRAPE_MAX_BYTES', default: '20971520', meaning: 'Largest page or file a scrape downloads.' },
+  {
+    name: 'SCRAPE_MAX_REDIRECTS',
+    default: '5',
+    meaning: 'Redirects a scrape follows (each hop checked again).',
+  },
+  {
+    name: 'SCRAPE_USER_AGENT',
+    default: 'Archivist/1.0 (+scraper)',
+    meaning: 'User-Agent header of scrape requests.',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -294,6 +315,13 @@ export function loadConfig(env: Env = process.env): Config {
     vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
     rerankerEnabled: oneOf(env, 'RERANKER_ENABLED', ['true', 'false'] as const) === 'true',
     uploadMaxFiles: integer(env, 'UPLOAD_MAX_FILES', 1, 10_000),
+    scrapeAllowedHosts: (env['SCRAPE_ALLOWED_HOSTS'] ?? '')
+      .split(',')
+      .map((host) => host.trim())
+      .filter((host) => host.length > 0),
+    scrapeMaxBytes: integer(env, 'SCRAPE_MAX_BYTES', 1_024, 1_073_741_824),
+    scrapeMaxRedirects: integer(env, 'SCRAPE_MAX_REDIRECTS', 0, 20),
+    scrapeUserAgent: text(env, 'SCRAPE_USER_AGENT'),
   };
 }
 

@@ -13,6 +13,7 @@ import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBa
 import { createExtractiveChatModel } from './models/extractiveChatModel.js';
 import { createLocalEmbedder } from './models/localEmbedder.js';
 import { createLocalReranker } from './models/localReranker.js';
+import { createAddressPolicy } from './scrape/addressPolicy.js';
 import { knowledgeProjection } from './projections/knowledgeProjection.js';
 import { documentAggregate } from './commands/documentCommands.js';
 import { checkAll, type OptionalComponent } from './health.js';
@@ -189,6 +190,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     embedder: createLocalEmbedder(),
     chatModel: createExtractiveChatModel(),
     rerank: config.rerankerEnabled ? createLocalReranker().rerank : null,
+    scrape: {
+      policy: createAddressPolicy(config.scrapeAllowedHosts),
+      maxBytes: config.scrapeMaxBytes,
+      maxRedirects: config.scrapeMaxRedirects,
+      userAgent: config.scrapeUserAgent,
+    },
     clock,
     newId: randomUUID,
     log: log.child({ component: 'knowledge' }),

@@ -7,6 +7,7 @@ import { errorHandler, notFound } from './errorHandler.js';
 import { mountRoutes, type ReadYourWrites } from './mountRoutes.js';
 import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
 import { documentRoutes } from './retrieval/documents.js';
+import { scrapeRoutes } from './retrieval/scrape.js';
 import { searchRoutes } from './retrieval/search.js';
 import { uploadRoutes } from './retrieval/upload.js';
 import { buildOpenApi } from './openapi.js';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ...parseRoutes({ parser: deps.parser, maxUploadBytes: deps.config.maxUploadBytes }),
     ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
     ...documentRoutes({ documents: deps.knowledge.documents, readModels: deps.readModels }),
+    ...scrapeRoutes({ tasks: deps.tasks, eventStore: deps.eventStore }),
     ...uploadRoutes({
       tasks: deps.tasks,
       eventStore: deps.eventStore,

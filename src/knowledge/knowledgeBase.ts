@@ -21,6 +21,7 @@ import { createReadStoreEmbeddingCache } from './embeddingCache.js';
 import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
+import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
 import { createSearch, type Rerank } from './search.js';
 import { createVectorProjector } from './vectorProjector.js';
 
@@ -39,6 +40,7 @@ export interface KnowledgeBaseOptions {
   embedder: Embedder;
   chatModel: ChatModel;
   rerank: Rerank | null;
+  scrape: ScrapeLimits;
   clock: Clock;
   newId(): string;
   log: Logger;
@@ -93,7 +95,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
       },
     }));
 
-  const jobs: JobType[] = [uploadJob({ ingest, blobs })];
+  const jobs: JobType[] = [uploadJob({ ingest, blobs }), scrapeJob({ ingest, limits: options.scrape })];
   const reactors: Reactor[] = [keyReleaseReactor(eventStore)];
 
   return {

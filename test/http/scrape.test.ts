@@ -1,0 +1,97 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
+
+const ARTICLE = `<html><head><title>Tidal Gauges</title></head><body>
+<nav>Home | About | Contact</nav>
+<article><h1>Tidal Gauges</h1><p>A tidal gauge measures the height of the sea surface every six minutes.
+Readings from the harbour gauge are published each hour.</p><h2>Maintenance</h2><p>Gauges are cleaned every spring.</p></article>
+<footer>Copyright</footer></body></html>`;
+
+describe('scrape over HTTP', () => {
+  let server: Server;
+  let base = '';
+  let app: TestApp;
+  before(async () => {
+    server = createServer((request, response) => {
+      if (request.url === '/tides') response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+      else if (request.url === '/tides?utm_source=mail')
+        response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+      else if (request.url === '/notes.txt')
+        response
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end('Field notes: the river rose two metres in March.');
+      else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterEach(async () => app.stop());
+
+  it('stores a page allowed by SCRAPE_ALLOWED_HOSTS, finds it, and detects the same URL again', async () => {
+    app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.1' } });
+    const first = await app.http
+      .post('/api/v1/scrape')
+      .send({ url: `${base}/tides` })
+      .expect(200);
+    expect(first.body).to.include({
+      success: true,
+      url: `${base}/tides`,
+      title: 'Tidal Gauges',
+      is_duplicate: false,
+    });
+    expect(first.body.chunks_added).to.be.greaterThan(0);
+    const search = await app.http.post('/api/v1/search').send({ query: 'sea surface height' }).expect(200);
+    expect(search.body.results[0]).to.include({ doc_id: first.body.doc_id, source: `${base}/tides` });
+    expect(search.body.results[0].metadata.section).to.equal('web');
+    // Tracking parameters do not make another page.
+    const again = await app.http
+      .post('/api/v1/scrape')
+      .send({ url: `${base}/tides?utm_source=mail` })
+      .expect(200);
+    expect(again.body).to.include({
+      is_duplicate: true,
+      duplicate_type: 'url',
+      existing_doc_id: first.body.doc_id,
+    });
+  });
+
+  it('refuses a loopback address by default, with success false and the reason', async () => {
+    app = await startTestApp();
+    const refused = await app.http
+      .post('/api/v1/scrape')
+      .send({ url: `${base}/tides` })
+      .expect(200);
+    expect(refused.body).to.include({ success: false, doc_id: null, chunks_added: 0 });
+    expect(refused.body.error).to.match(/private, loopback/);
+  });
+
+  it('scrapes several URLs in a task with per-URL results and totals', async () => {
+    app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.0/8' } });
+    const accepted = await app.http
+      .post('/api/v1/scrape/async')
+      .send({ urls: [`${base}/tides`, `${base}/notes.txt`, `${base}/missing`], timeout: 5 })
+      .expect(202);
+    const task = await eventually(async () => {
+      const body = (await app.http.get(`/api/v1/tasks/${accepted.body.task_id}`).expect(200)).body;
+      return body.status === 'completed' ? body : undefined;
+    });
+    expect(task.result).to.include({ urls_processed: 3, successful: 2, failed: 1 });
+    expect(task.result.total_chunks_added).to.be.greaterThan(1);
+    expect(task.result.results[2]).to.include({ success: false, url: `${base}/missing` });
+    expect(task.result.results[2].error).to.match(/HTTP 404/);
+  });
+
+  it('validates the request: URL scheme, timeout range and URL count', async () => {
+    app = await startTestApp();
+    await app.http.post('/api/v1/scrape').send({ url: 'ftp://example.com/' }).expect(422);
+    await app.http.post('/api/v1/scrape').send({ url: 'https://example.com/', timeout: 2 }).expect(422);
+    await app.http.post('/api/v1/scrape/async').send({ urls: [] }).expect(422);
+    await app.http
+      .post('/api/v1/scrape/async')
+      .send({ urls: Array.from({ length: 51 }, (_, i) => `https://e.com/${i}`) })
+      .expect(422);
+  });
+});
