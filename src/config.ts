@@ -46,6 +46,9 @@ export interface Config {
   scrapeMaxBytes: number;
   scrapeMaxRedirects: number;
   scrapeUserAgent: string;
+  zipMaxEntries: number;
+  zipMaxTotalBytes: number;
+  zipMaxRatio: number;
 }
 
 interface Variable {
@@ -322,6 +325,9 @@ export function loadConfig(env: Env = process.env): Config {
     scrapeMaxBytes: integer(env, 'SCRAPE_MAX_BYTES', 1_024, 1_073_741_824),
     scrapeMaxRedirects: integer(env, 'SCRAPE_MAX_REDIRECTS', 0, 20),
     scrapeUserAgent: text(env, 'SCRAPE_USER_AGENT'),
+    zipMaxEntries: integer(env, 'ZIP_MAX_ENTRIES', 1, 1_000_000),
+    zipMaxTotalBytes: integer(env, 'ZIP_MAX_TOTAL_BYTES', 1_024, 107_374_182_400),
+    zipMaxRatio: integer(env, 'ZIP_MAX_RATIO', 2, 100_000),
   };
 }
 

@@ -80,6 +80,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       eventStore: deps.eventStore,
       blobs: deps.knowledge.blobs,
       maxFilesPerBulk: deps.config.uploadMaxFiles,
+      zipLimits: {
+        maxEntries: deps.config.zipMaxEntries,
+        maxTotalBytes: deps.config.zipMaxTotalBytes,
+        maxEntryBytes: deps.config.maxUploadBytes,
+        maxRatio: deps.config.zipMaxRatio,
+      },
     }),
     ...(options.retrievalRoutes ?? []),
   ];

@@ -3,6 +3,7 @@ import type { TaskCommands } from '../../commands/taskCommands.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { BlobStore } from '../../knowledge/blobStore.js';
 import { awaitTask } from '../../knowledge/awaitTask.js';
+import { readZipUpload, ZipUploadError, type ZipLimits } from '../../knowledge/zipUpload.js';
 import { INGEST_UPLOAD_JOB, type UploadTaskInput } from '../../knowledge/ingestJobs.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { extensionOf } from '../../parsing/detect/detectFormat.js';
@@ -21,7 +22,15 @@ export interface UploadRouteDeps {
   eventStore: Pick<EventStore, 'subscribeToStream'>;
   blobs: BlobStore;
   maxFilesPerBulk: number;
+  zipLimits: ZipLimits;
 }
+
+type FileInput = {
+  fileName: string;
+  bytes: Uint8Array;
+  /** Path inside an archive: part of the upload path, so same-named files in two folders differ. */
+  path?: string;
+};
 
 const READ_AFTER_INGEST = [TASKS, KNOWLEDGE, VECTORS_PROJECTION];
 const MAX_NAME_CHARS = 255;
@@ -113,7 +122,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
 
   /** Stores the bytes and creates the ingestion task; null when the file's type is not supported. */
   async function startIngestion(
-    file: { fileName: string; bytes: Uint8Array },
+    file: FileInput,
     fields: { section: string; skip_duplicates: boolean },
     caller: Caller,
   ): Promise<{ taskId: string; createdAt: string } | { refused: string }> {
@@ -128,7 +137,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       blob: await deps.blobs.put(file.bytes),
       fileName,
       section: fields.section,
-      source: `${fields.section}/${fileName}`,
+      source: `${fields.section}/${file.path ? cleanPath(file.path) : fileName}`,
       skipDuplicates: fields.skip_duplicates,
       actorId: caller.actorId,
       correlationId: caller.correlationId,
@@ -142,7 +151,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
 
   /** Runs one file through the ingestion pipeline and waits for it: the spec's ingestion result. */
   async function ingestNow(
-    file: { fileName: string; bytes: Uint8Array },
+    file: FileInput,
     fields: { section: string; skip_duplicates: boolean },
     caller: Caller,
     signal: AbortSignal,
@@ -290,7 +299,96 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         };
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: '/upload/bulk/zip',
+      operationId: 'uploadZip',
+      summary: 'Upload a ZIP archive: every supported file inside is ingested',
+      description:
+        "The archive is checked before anything is inflated (entry count, declared total size; names with .. or absolute paths make it unreadable) and refused with 413/422 when over the limits. Inside, nested archives, unsupported types and files over the per-file limit are listed in skipped, not fatal. The answer is the bulk upload result plus skipped; each file's upload path is <section>/<path inside the archive>.",
+      tags: ['Upload'],
+      readAfterWrite: READ_AFTER_INGEST,
+      body: {
+        contentType: 'multipart/form-data',
+        files: { file: { required: true, multiple: false, description: 'The ZIP archive' } },
+        schema: sectionField,
+      },
+      responses: {
+        200: {
+          description: 'Per-file results, totals, and the entries not extracted',
+          schema: {
+            type: 'object',
+            required: [
+              'total_files',
+              'successful',
+              'failed',
+              'duplicates',
+              'total_chunks_added',
+              'results',
+              'errors',
+              'skipped',
+            ],
+            properties: {
+              total_files: { type: 'integer' },
+              successful: { type: 'integer' },
+              failed: { type: 'integer' },
+              duplicates: { type: 'integer' },
+              total_chunks_added: { type: 'integer' },
+              results: { type: 'array', items: ingestionSchema },
+              errors: { type: 'array' },
+              skipped: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { name: { type: 'string' }, reason: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+        ...errorResponses,
+        413: { description: 'The archive is over the limits', schema: errorSchema },
+        422: { description: 'Invalid fields, or not a readable ZIP archive', schema: errorSchema },
+      },
+      async handle({ body, files, caller, signal }) {
+        const archive = await onlyFile(files);
+        let contents;
+        try {
+          contents = await readZipUpload(Buffer.from(archive.bytes), deps.zipLimits, signal);
+        } catch (error) {
+          if (!(error instanceof ZipUploadError)) throw error;
+          const tooLarge = /limit|entries/.test(error.message);
+          throw new HttpError(
+            tooLarge ? 413 : 422,
+            tooLarge ? 'archive_too_large' : 'invalid_archive',
+            error.message,
+          );
+        }
+        const outcomes = await Promise.all(
+          contents.files.map((file) =>
+            ingestNow({ fileName: file.name, bytes: file.bytes, path: file.name }, body, caller, signal),
+          ),
+        );
+        return {
+          body: {
+            ...bulkResult(outcomes.map((outcome) => ({ ...outcome.result }))),
+            skipped: contents.skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason })),
+          },
+          position: Math.max(0, ...outcomes.map((outcome) => outcome.position)),
+        };
+      },
+    }),
   ];
+}
+
+/** An archive path safe to store: clean segments, no `..`, bounded. */
+function cleanPath(path: string): string {
+  return path
+    .split(/[\\/]/)
+    .map(cleanFileName)
+    .filter((segment) => segment !== '..' && segment !== '.' && segment !== 'unnamed')
+    .join('/')
+    .slice(-1_000);
 }
 
 /** Totals that agree with the per-file results by construction. */

@@ -19,6 +19,8 @@ const ABORT_CHECK_EVERY = 256;
 export interface SafeZip {
   /** Names of the file entries (directories excluded), in archive order. */
   readonly names: readonly string[];
+  /** Uncompressed size the central directory declares for an entry (reads enforce it); 0 when absent. */
+  declaredSize(name: string): number;
   /** Whether an entry exists; OOXML part names are case-insensitive, so this is too. */
   has(name: string): boolean;
   /** Inflates one entry within the limits; `null` when there is no such entry. */
@@ -65,6 +67,7 @@ export async function openSafeZip(bytes: Uint8Array, ctx: ZipContext): Promise<S
   return {
     names: [...entries.keys()],
     has: (name) => find(name) !== undefined,
+    declaredSize: (name) => find(name)?.uncompressedSize ?? 0,
     get bytesInflated() {
       return bytesInflated;
     },
