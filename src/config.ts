@@ -200,6 +200,17 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: 'Archivist/1.0 (+scraper)',
     meaning: 'User-Agent header of scrape requests.',
   },
+  { name: 'ZIP_MAX_ENTRIES', default: '1000', meaning: 'Most entries an uploaded ZIP archive may hold.' },
+  {
+    name: 'ZIP_MAX_TOTAL_BYTES',
+    default: '524288000',
+    meaning: 'Most bytes an uploaded ZIP archive may extract to in all (each file: MAX_UPLOAD_BYTES).',
+  },
+  {
+    name: 'ZIP_MAX_RATIO',
+    default: '100',
+    meaning: 'Highest uncompressed/compressed ratio of one ZIP entry.',
+  },
 ];
 
 export class ConfigError extends Error {
