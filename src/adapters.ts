@@ -13,6 +13,9 @@ import type { ReadStore } from './readStore/readStore.js';
  * about half a second to load, which an embedded deployment should not pay at every start.
  */
 
+/** The event log file of an embedded data folder. */
+export const eventLogPath = (dataDir: string): string => join(dataDir, 'events.db');
+
 /**
  * The configured event store. `bus`, when shared with other processes, carries their append
  * announcements so this process's subscriptions wake at once (and its own appends are announced).
@@ -26,7 +29,7 @@ export async function openEventStore(
       const { createSqliteEventStore } = await import('./eventStore/sqliteEventStore.js');
       const bus = options.bus;
       const store = createSqliteEventStore({
-        path: join(config.dataDir, 'events.db'),
+        path: eventLogPath(config.dataDir),
         // Announcements are hints (at most once): other processes' appends are also polled for.
         pollIntervalMs: options.pollIntervalMs ?? config.eventStorePollMs ?? (bus ? 250 : null),
         ...(bus

@@ -22,6 +22,12 @@ export interface Config {
   mongodbDatabase: string;
   maxJsonBytes: number;
   maxUploadBytes: number;
+  /** Longest wait for a request's headers. */
+  headersTimeoutMs: number;
+  /** Longest silence while a request body is arriving. */
+  bodyIdleTimeoutMs: number;
+  /** Longest time to receive a whole request (headers and body). */
+  requestTimeoutMs: number;
   readYourWritesTimeoutMs: number;
   taskHeartbeatMs: number;
   taskStallTimeoutMs: number;
@@ -101,6 +107,21 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   { name: 'MONGODB_DATABASE', default: 'archivist', meaning: 'Database name for the read models.' },
   { name: 'MAX_JSON_BYTES', default: '1048576', meaning: 'Largest JSON request body (413 above).' },
   { name: 'MAX_UPLOAD_BYTES', default: '52428800', meaning: 'Largest uploaded file (413 above).' },
+  {
+    name: 'HTTP_HEADERS_TIMEOUT_MS',
+    default: '20000',
+    meaning: 'A client must send its request headers within this time, or the connection is closed.',
+  },
+  {
+    name: 'HTTP_BODY_IDLE_TIMEOUT_MS',
+    default: '30000',
+    meaning: 'An upload that sends nothing for this long is dropped (408), its temporary files removed.',
+  },
+  {
+    name: 'HTTP_REQUEST_TIMEOUT_MS',
+    default: '300000',
+    meaning: 'A whole request (headers and body, not the response) must arrive within this time (408 above).',
+  },
   {
     name: 'READ_YOUR_WRITES_TIMEOUT_MS',
     default: '2000',
@@ -280,6 +301,21 @@ function listOf<T extends string>(env: Env, name: string, allowed: readonly T[])
   return [...new Set(items)] as T[];
 }
 
+function httpTimeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'bodyIdleTimeoutMs' | 'requestTimeoutMs'> {
+  const headersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 100, 3_600_000);
+  const requestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 100, 86_400_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    bodyIdleTimeoutMs: integer(env, 'HTTP_BODY_IDLE_TIMEOUT_MS', 100, 3_600_000),
+    requestTimeoutMs,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const);
   const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const);
@@ -310,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbDatabase: text(env, 'MONGODB_DATABASE'),
     maxJsonBytes: integer(env, 'MAX_JSON_BYTES', 1_024, 1_073_741_824),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 1_024, 10_737_418_240),
+    ...httpTimeouts(env),
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 0, 60_000),
     taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
     taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 1_000, 86_400_000),

@@ -36,6 +36,25 @@ export function rolesFor(command: 'serve' | 'worker' | 'project', embedded: bool
   return command === 'serve' ? ['api'] : command === 'worker' ? ['worker'] : ['projector'];
 }
 
+async function serve(
+  runtime: Runtime,
+  options: ProcessOptions,
+  log: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
+  // Loaded here, not at the top: workers, projectors and the CLI's tools never need the HTTP stack.
+  const [{ createApp, uploadDir }, { listen }, { sweepUploads }] = await Promise.all([
+    import('./http/app.js'),
+    import('./server.js'),
+    import('./http/multipart.js'),
+  ]);
+  // Uploads a killed process left behind. With the folder locked (embedded) none can be in flight;
+  // otherwise other API processes may share it, so only uploads older than any request can live go.
+  const dir = uploadDir(runtime.config.dataDir);
+  const swept = await sweepUploads(dir, runtime.embedded ? 0 : 2 * runtime.config.requestTimeoutMs);
+  if (swept > 0) log.info({ dir, files: swept }, 'removed uploads left by an earlier run');
+  return listen(createApp(runtime, options.app?.(runtime)), runtime);
+}
+
 /** Starts a process with the given roles: the runtime, and the HTTP server when it serves the API. */
 export async function runProcess(
   config: Config,
@@ -44,12 +63,16 @@ export async function runProcess(
   options: ProcessOptions = {},
 ): Promise<RunningProcess> {
   const runtime = await createRuntime(config, { log, jobs: options.jobs ?? [] });
-  await runtime.start(roles);
   let server: { url: string; close(): Promise<void> } | null = null;
-  if (roles.includes('api')) {
-    // Loaded here, not at the top: workers, projectors and the CLI's tools never need the HTTP stack.
-    const [{ createApp }, { listen }] = await Promise.all([import('./http/app.js'), import('./server.js')]);
-    server = await listen(createApp(runtime, options.app?.(runtime)), runtime);
+  try {
+    await runtime.start(roles);
+    if (roles.includes('api')) server = await serve(runtime, options, log);
+  } catch (error) {
+    // Release the data folder's lock and every connection: the process is about to exit.
+    await runtime.stop().catch(() => undefined);
+    throw error;
+  }
+  if (server) {
     // Load the parsers in the workers now, not on the first upload.
     runtime.parser
       .warm()

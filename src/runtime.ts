@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Bus } from './bus/bus.js';
 import type { Clock } from './commands/context.js';
 import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
 import type { Config } from './config.js';
-import { isEmbedded } from './config.js';
+import { ConfigError, isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
-import { openBus, openEventStore, openReadStore } from './adapters.js';
+import { eventLogPath, openBus, openEventStore, openReadStore } from './adapters.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
@@ -317,6 +318,12 @@ export interface Tools {
 }
 
 export async function openTools(config: Config, log: Logger): Promise<Tools> {
+  // A tool inspects data that exists: a mistyped DATA_DIR must not be answered with a new, empty store.
+  if (config.eventStore === 'file' && !existsSync(eventLogPath(config.dataDir))) {
+    throw new ConfigError(
+      `no Archivist data in ${config.dataDir} (no events.db there): check DATA_DIR, or start the server once to create it`,
+    );
+  }
   // Another process may be appending: poll for its events.
   const eventStore = await openEventStore(config, { pollIntervalMs: 200 });
   const readStore = await openReadStore(config);

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
-import type { Runtime } from './runtime.js';
+import type { Config } from './config.js';
 
 export interface RunningServer {
   server: Server;
@@ -10,16 +10,42 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens with the app; `close` stops taking connections, lets in-flight requests finish, and ends idle ones. */
-export async function listen(app: Koa, runtime: Pick<Runtime, 'config'>): Promise<RunningServer> {
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 0; // uploads and SSE streams may legitimately take long
+/** The port is taken: start-up stops with one line saying so. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+}
+
+type ServerConfig = Pick<Config, 'host' | 'port' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
+
+/**
+ * Listens with the app; `close` stops taking connections, lets in-flight requests finish, and ends
+ * idle ones. Node enforces the header and whole-request timeouts (the body-idle one is the multipart
+ * reader's); it checks them every second rather than every 30 s, so a stalled client is dropped close
+ * to its deadline.
+ */
+export async function listen(app: Koa, runtime: { config: ServerConfig }): Promise<RunningServer> {
+  const { config } = runtime;
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      keepAliveTimeout: 65_000,
+    },
+    app.callback(),
+  );
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(runtime.config.port, runtime.config.host, () => {
-      server.off('error', reject);
+    const failed = (error: NodeJS.ErrnoException): void =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(
+              `port ${config.port} on ${config.host} is already in use (set PORT to another)`,
+            )
+          : error,
+      );
+    server.once('error', failed);
+    server.listen(config.port, config.host, () => {
+      server.off('error', failed);
       resolve();
     });
   });

@@ -34,4 +34,25 @@ describe('runtime wiring', () => {
     await again.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  it('removes uploads a killed process left under DATA_DIR/tmp when it starts serving', async () => {
+    const { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { runProcess } = await import('../src/process.js');
+    const dataDir = mkdtempSync(join(tmpdir(), 'archivist-sweep-'));
+    mkdirSync(join(dataDir, 'tmp'));
+    writeFileSync(join(dataDir, 'tmp', 'left-by-kill-9'), Buffer.alloc(1024));
+    const running = await runProcess(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, [
+      'api',
+      'worker',
+      'projector',
+    ]);
+    try {
+      expect(readdirSync(join(dataDir, 'tmp'))).to.deep.equal([]);
+    } finally {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { rolesFor, runProcess } from '../process.js';
 import { checkAll } from '../health.js';
 import type { RecordedEvent } from '../eventStore/eventStore.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
+import { PortInUseError } from '../server.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -260,7 +261,11 @@ main().then(
       process.exitCode = 2;
       return;
     }
-    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof DataDirLockedError ||
+      error instanceof PortInUseError
+    ) {
       process.stderr.write(`archivist: ${error.message}\n`);
       process.exitCode = 2;
       return;

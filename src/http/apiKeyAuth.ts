@@ -34,3 +34,22 @@ export function apiKeyAuth(keys: readonly string[]): Middleware {
     await next();
   };
 }
+
+/**
+ * Runs `authenticate` for every path under a `protect` prefix except those under an `exempt` one
+ * (a prefix matches the path itself and everything below it).
+ */
+export function guardPrefixes(
+  authenticate: Middleware,
+  prefixes: { protect: readonly string[]; exempt: readonly string[] },
+): Middleware {
+  const under = (path: string, prefix: string): boolean =>
+    path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+  return (ctx, next) => {
+    const path = ctx.path;
+    const guarded =
+      prefixes.protect.some((prefix) => under(path, prefix)) &&
+      !prefixes.exempt.some((prefix) => under(path, prefix));
+    return guarded ? authenticate(ctx, next) : next();
+  };
+}

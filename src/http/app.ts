@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../runtime.js';
-import { apiKeyAuth } from './apiKeyAuth.js';
+import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
 import { docsRouter } from './docs.js';
 import { errorHandler, notFound } from './errorHandler.js';
 import { mountRoutes, type ReadYourWrites } from './mountRoutes.js';
@@ -19,6 +20,15 @@ import { taskRoutes } from './retrieval/tasks.js';
 
 export const RETRIEVAL_PREFIX = '/api/v1';
 export const ASSISTANT_ROUTE_PREFIX = '/api/method';
+
+/** Health probes, which load balancers call every few seconds: logged at debug, not info. */
+const QUIET_PATHS: ReadonlySet<string> = new Set([
+  `${RETRIEVAL_PREFIX}/health`,
+  `${RETRIEVAL_PREFIX}/health/ready`,
+]);
+
+/** Where uploads wait while their request runs (swept at start-up: a killed process leaves some). */
+export const uploadDir = (dataDir: string): string => join(dataDir, 'tmp');
 
 export type AppDeps = Pick<
   Runtime,
@@ -92,12 +102,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const assistantRoutes = options.assistantRoutes ?? [];
   const limits = {
     maxJsonBytes: deps.config.maxJsonBytes,
-    maxUploadBytes: deps.config.maxUploadBytes,
+    multipart: {
+      uploadDir: uploadDir(deps.config.dataDir),
+      maxFileBytes: deps.config.maxUploadBytes,
+      maxFiles: Math.max(1, deps.config.uploadMaxFiles),
+      bodyIdleTimeoutMs: deps.config.bodyIdleTimeoutMs,
+    },
     readYourWrites: { waitFor: readModelsAt(deps), timeoutMs: deps.config.readYourWritesTimeoutMs },
   };
 
   const retrieval = new Router({ prefix: RETRIEVAL_PREFIX });
-  mountRoutes(retrieval, retrievalRoutes, { ...limits, authenticate: apiKeyAuth(deps.config.apiKeys) });
+  mountRoutes(retrieval, retrievalRoutes, limits);
   const assistant = new Router({ prefix: ASSISTANT_ROUTE_PREFIX });
   mountRoutes(assistant, assistantRoutes, limits);
 
@@ -129,8 +144,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   });
   const docs = docsRouter(describe);
 
-  app.use(requestContext(deps.log));
+  app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
   app.use(errorHandler(ASSISTANT_ROUTE_PREFIX));
+  // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
+  // clients without a key learn nothing of which endpoints exist. The Assistant API takes the
+  // Retrieval API's keys until it has its own authentication.
+  app.use(
+    guardPrefixes(apiKeyAuth(deps.config.apiKeys), {
+      protect: [`${RETRIEVAL_PREFIX}/`, `${ASSISTANT_ROUTE_PREFIX}/`],
+      exempt: [`${RETRIEVAL_PREFIX}/health`],
+    }),
+  );
   const routers = [root, docs, retrieval, assistant];
   for (const router of routers) app.use(router.routes());
   app.use(notFound(routers));

@@ -41,7 +41,12 @@ export function errorHandler(assistantPrefix: string): Middleware {
       await next();
     } catch (raw) {
       const error = toHttpError(raw);
-      const { log } = ctx.state as RequestState;
+      const { log, signal } = ctx.state as RequestState;
+      if (signal.aborted && error.status !== 408) {
+        // The client went away (an aborted upload, a closed tab): the request line says so, with 499.
+        log.debug({ err: raw }, 'request ended by the client');
+        return;
+      }
       if (error.status >= 500) {
         log.error({ err: raw, status: error.status }, 'request failed');
       } else {

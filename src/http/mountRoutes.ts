@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import type Router from '@koa/router';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -7,15 +6,15 @@ import { koaBody } from 'koa-body';
 import type { Caller } from '../commands/context.js';
 import type { Logger } from '../log.js';
 import { HttpError, type ValidationIssue } from './httpError.js';
-import type { Route, RouteResponse, Schema, UploadedFile } from './route.js';
+import { multipartBody, multipartOf, type MultipartLimits } from './multipart.js';
+import type { Route, RouteResponse, Schema } from './route.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface MountOptions {
   maxJsonBytes: number;
-  maxUploadBytes: number;
-  /** Runs before non-public routes. */
-  authenticate?: Middleware;
+  /** Limits of multipart bodies; `maxFiles` is the most any route takes (routes check their own). */
+  multipart: MultipartLimits;
   /** How routes with `readAfterWrite` wait for their projections; without it they do not wait. */
   readYourWrites?: ReadYourWrites;
 }
@@ -116,19 +115,6 @@ function hasBody(ctx: Context): boolean {
   return (length !== undefined && length > 0) || ctx.get('transfer-encoding') !== '';
 }
 
-function uploadedFiles(ctx: Context): UploadedFile[] {
-  const files = ctx.request.files ?? {};
-  return Object.entries(files).flatMap(([field, value]) =>
-    (Array.isArray(value) ? value : [value]).map((file) => ({
-      field,
-      fileName: (file.originalFilename ?? '').split(/[\\/]/).pop() ?? '',
-      mimeType: file.mimetype ?? null,
-      size: file.size,
-      path: file.filepath,
-    })),
-  );
-}
-
 /** The content-type check (415) and the parser of a route's body; none for routes without one. */
 function bodyMiddlewares(body: Route['body'], options: MountOptions): Middleware[] {
   if (!body) return [];
@@ -150,7 +136,9 @@ function bodyMiddlewares(body: Route['body'], options: MountOptions): Middleware
         urlencoded: false,
         text: false,
         jsonLimit: options.maxJsonBytes,
-        jsonStrict: true,
+        // Valid JSON of the wrong type (a string, a number, null) is a validation error (422),
+        // like an array is; only text that is not JSON at all is a 400.
+        jsonStrict: false,
       }),
     ];
   }
@@ -160,22 +148,11 @@ function bodyMiddlewares(body: Route['body'], options: MountOptions): Middleware
         throw new HttpError(415, 'unsupported_media_type', 'This endpoint takes a multipart/form-data body');
       await next();
     },
-    koaBody({
-      json: false,
-      multipart: true,
-      urlencoded: false,
-      text: false,
-      formidable: {
-        maxFileSize: options.maxUploadBytes,
-        maxTotalFileSize: options.maxUploadBytes,
-        allowEmptyFiles: true,
-        minFileSize: 0,
-      },
-    }),
+    multipartBody(options.multipart),
   ];
 }
 
-/** Adds each route to the router: auth, body parsing, validation, the handler, the response. */
+/** Adds each route to the router: body parsing, validation, the handler, the response. */
 export function mountRoutes(router: Router, routes: readonly Route[], options: MountOptions): void {
   for (const route of routes) {
     const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -188,58 +165,53 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
       'body',
     );
     const middlewares: Middleware[] = [];
-    if (!route.public && options.authenticate) middlewares.push(options.authenticate);
     middlewares.push(...bodyMiddlewares(body, options));
 
     middlewares.push(async (ctx) => {
       const state = ctx.state as RequestState;
-      const files = uploadedFiles(ctx);
-      try {
-        const params = checkParams({ ...ctx.params });
-        const query = checkQuery(plainQuery(ctx));
-        let parsedBody: unknown = {};
-        if (body?.contentType === 'application/json') {
-          parsedBody = checkBody(ctx.request.body ?? {});
-        } else if (body?.contentType === 'multipart/form-data') {
-          parsedBody = checkBody({ ...(ctx.request.body as Record<string, unknown> | undefined) });
-          for (const [field, spec] of Object.entries(body.files)) {
-            const count = files.filter((file) => file.field === field).length;
-            if (spec.required && count === 0) {
-              // A part without its own Content-Type arrives as a text field (RFC 7578 asks file parts to carry one).
-              const sentAsField = Object.hasOwn((ctx.request.body as object | undefined) ?? {}, field);
-              const message = sentAsField
-                ? 'must be a file part (with a filename and a Content-Type header), not a text field'
-                : 'is required (a file)';
-              throw new HttpError(422, 'validation_error', `body.${field} ${message}`, [
-                { location: 'body', field, message },
-              ]);
-            }
-            if (!spec.multiple && count > 1) {
-              throw new HttpError(422, 'validation_error', `body.${field} takes one file, got ${count}`, [
-                { location: 'body', field, message: `takes one file, got ${count}` },
-              ]);
-            }
+      const { fields, files } = multipartOf(ctx.state);
+      const params = checkParams({ ...ctx.params });
+      const query = checkQuery(plainQuery(ctx));
+      let parsedBody: unknown = {};
+      if (body?.contentType === 'application/json') {
+        parsedBody = checkBody(hasBody(ctx) ? ctx.request.body : {});
+      } else if (body?.contentType === 'multipart/form-data') {
+        parsedBody = checkBody({ ...fields });
+        for (const [field, spec] of Object.entries(body.files)) {
+          const count = files.filter((file) => file.field === field).length;
+          if (spec.required && count === 0) {
+            // A part without a filename in its Content-Disposition is a text field, whatever it holds.
+            const sentAsField = Object.hasOwn(fields, field);
+            const message = sentAsField
+              ? 'must be a file part (with a filename in its Content-Disposition), not a text field'
+              : 'is required (a file)';
+            throw new HttpError(422, 'validation_error', `body.${field} ${message}`, [
+              { location: 'body', field, message },
+            ]);
+          }
+          if (!spec.multiple && count > 1) {
+            throw new HttpError(422, 'validation_error', `body.${field} takes one file, got ${count}`, [
+              { location: 'body', field, message: `takes one file, got ${count}` },
+            ]);
           }
         }
-        const response = await route.handle({
-          query,
-          params,
-          body: parsedBody,
-          files,
-          caller: state.caller,
-          log: state.log,
-          signal: state.signal,
-          koa: ctx,
-        });
-        if (response) {
-          const staleness = await awaitProjections(route, response, options.readYourWrites);
-          ctx.status = response.status ?? 200;
-          ctx.body = response.body;
-          for (const [name, value] of Object.entries({ ...response.headers, ...staleness }))
-            ctx.set(name, value);
-        }
-      } finally {
-        if (files.length > 0) await Promise.all(files.map((file) => rm(file.path, { force: true })));
+      }
+      const response = await route.handle({
+        query,
+        params,
+        body: parsedBody,
+        files,
+        caller: state.caller,
+        log: state.log,
+        signal: state.signal,
+        koa: ctx,
+      });
+      if (response) {
+        const staleness = await awaitProjections(route, response, options.readYourWrites);
+        ctx.status = response.status ?? 200;
+        ctx.body = response.body;
+        for (const [name, value] of Object.entries({ ...response.headers, ...staleness }))
+          ctx.set(name, value);
       }
     });
     router.register(path, [route.method.toUpperCase()], middlewares, { name: route.operationId });

@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
+import type { Logger } from '../log.js';
+import { type HttpError, toHttpError } from './httpError.js';
 
 export interface SseStream {
   /** Writes one event; `data` is serialised as JSON on one line. */
@@ -43,4 +45,39 @@ export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000)
     },
     close,
   };
+}
+
+/**
+ * Feeds an open stream from `produce` without holding the request: the stream ends when `produce`
+ * does, and a failure ends it with an error (`failed` writes it; by default an `error` event with
+ * the API's error fields) and one log line — never an unhandled rejection. A client that left is
+ * not an error.
+ */
+export function pumpSse(
+  sse: SseStream,
+  request: { signal: AbortSignal; log: Logger },
+  produce: () => Promise<void>,
+  failed: (error: HttpError) => void = (error) =>
+    sse.send({
+      event: 'error',
+      data: { error: error.type, detail: error.message, status_code: error.status },
+    }),
+): void {
+  void (async () => {
+    try {
+      await produce();
+    } catch (raw) {
+      if (request.signal.aborted) return;
+      const error = toHttpError(raw);
+      if (error.status >= 500) request.log.error({ err: raw }, 'event stream failed');
+      else
+        request.log.info(
+          { status: error.status, type: error.type, detail: error.message },
+          'event stream ended with an error',
+        );
+      failed(error);
+    } finally {
+      sse.close();
+    }
+  })();
 }

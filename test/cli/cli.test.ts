@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -140,6 +142,34 @@ describe('archivist CLI', function () {
     const badRoles = run(['serve', '--roles', 'api,chef'], { DATA_DIR: dataDir });
     expect(badRoles.status).to.equal(2);
     expect(badRoles.stderr).to.include('--roles takes a comma-separated list of api, worker, projector');
+  });
+
+  it('refuses to inspect a data folder that holds no Archivist data, creating nothing there', () => {
+    const mistyped = join(dataDir, 'no-such-folder');
+    for (const command of ['stats', 'events', 'rebuild']) {
+      const result = run([command], { DATA_DIR: mistyped });
+      expect(result.status, command).to.equal(2);
+      expect(result.stderr, command).to.include(`no Archivist data in ${mistyped}`);
+    }
+    expect(existsSync(mistyped)).to.equal(false);
+  });
+
+  it('says in one line that the port is taken, and leaves the data folder unlocked', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    const folder = mkdtempSync(join(tmpdir(), 'archivist-busy-'));
+    try {
+      const result = run(['serve'], { DATA_DIR: folder, PORT: String(port) });
+      expect(result.status).to.equal(2);
+      expect(result.stderr.trim().split('\n')).to.deep.equal([
+        `archivist: port ${port} on 127.0.0.1 is already in use (set PORT to another)`,
+      ]);
+      expect(existsSync(join(folder, 'archivist.lock'))).to.equal(false);
+    } finally {
+      blocker.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('prints usage with --help', () => {

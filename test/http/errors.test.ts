@@ -97,14 +97,17 @@ describe('bad input and error shapes', () => {
     expectRetrievalError(response.body, 400, 'invalid_json');
   });
 
-  it('rejects a JSON body that is not an object', async () => {
-    for (const raw of ['"just a string"', '42', 'null']) {
+  it('rejects valid JSON that is not an object with 422, like any wrong type', async () => {
+    for (const raw of ['"just a string"', '42', 'null', 'true', '[1]']) {
       const response = await app.http
         .post('/api/v1/test/echo')
         .set('Content-Type', 'application/json')
-        .send(raw);
-      expect(response.status, raw).to.be.oneOf([400, 422]);
-      expect(response.body.status_code).to.equal(response.status);
+        .send(raw)
+        .expect(422);
+      expectRetrievalError(response.body, 422, 'validation_error');
+      expect(response.body.errors, raw).to.deep.equal([
+        { location: 'body', field: '', message: 'must be object' },
+      ]);
     }
   });
 

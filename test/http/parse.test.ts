@@ -212,7 +212,7 @@ describe('parse endpoints', function () {
       expect(missing.body.errors[0]).to.include({ field: 'file', message: 'is required (a file)' });
       const asText = await app.http.post('/api/v1/parse').field('file', 'not really a file').expect(422);
       expect(asText.body.detail).to.equal(
-        'body.file must be a file part (with a filename and a Content-Type header), not a text field',
+        'body.file must be a file part (with a filename in its Content-Disposition), not a text field',
       );
       const wrong = await app.http
         .post('/api/v1/parse')

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createApp, type AppOptions } from '../../src/http/app.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { listen, type RunningServer } from '../../src/server.js';
 import type { JobType } from '../../src/workers/jobs.js';
@@ -24,7 +24,7 @@ export interface TestApp {
  * app, runtime, projections, workers and watchdog. `env` overrides configuration variables.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; jobs?: JobType[]; app?: AppOptions } = {},
+  options: { env?: Record<string, string>; jobs?: JobType[]; app?: AppOptions; log?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'archivist-app-'));
   const config = loadConfig({
@@ -35,7 +35,7 @@ export async function startTestApp(
     TASK_HEARTBEAT_MS: '100',
     ...options.env,
   });
-  const runtime = await createRuntime(config, { log: silentLogger, jobs: options.jobs ?? [] });
+  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, jobs: options.jobs ?? [] });
   await runtime.start();
   const app = createApp(runtime, options.app);
   let running: RunningServer | null = null;

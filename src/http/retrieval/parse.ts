@@ -12,10 +12,10 @@ import { ParseError } from '../../parsing/errors.js';
 import { FORMATS, INCREMENTAL_FORMATS } from '../../parsing/formats.js';
 import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
 import type { ParsePool } from '../../parsing/worker/parsePool.js';
-import { HttpError, toHttpError } from '../httpError.js';
+import { HttpError } from '../httpError.js';
 import type { RouteRequest, UploadedFile } from '../route.js';
 import { defineRoute } from '../route.js';
-import { openSse, type SseStream } from '../sse.js';
+import { openSse, pumpSse, type SseStream } from '../sse.js';
 import {
   chunkResource,
   metadataResource,
@@ -144,22 +144,20 @@ export function parseRoutes(deps: ParseRouteDeps) {
           return null;
       }
     };
-    void (async () => {
-      try {
+    pumpSse(
+      sse,
+      request,
+      async () => {
         for await (const event of deps.parser.run(job, request.signal)) {
           const data = toData(event);
           if (data) send(data);
         }
-      } catch (raw) {
-        if (request.signal.aborted) return;
-        const error = toHttpError(raw);
-        if (error.status >= 500) request.log.error({ err: raw }, 'streamed parse failed');
+      },
+      (error) => {
         send({ type: 'error', error: error.type, detail: error.message, status_code: error.status });
         send({ type: 'done' });
-      } finally {
-        sse.close();
-      }
-    })();
+      },
+    );
   }
 
   return [

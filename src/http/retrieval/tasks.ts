@@ -7,7 +7,7 @@ import { TASKS, type TaskView } from '../../projections/tasksProjection.js';
 import type { Filter } from '../../readStore/readStore.js';
 import { HttpError } from '../httpError.js';
 import { defineRoute } from '../route.js';
-import { openSse } from '../sse.js';
+import { openSse, pumpSse } from '../sse.js';
 import { errorResponses, errorSchema, nullableDateTime, nullableString, dateTime } from './schemas.js';
 
 export interface TaskRouteDeps {
@@ -200,7 +200,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         404: { description: 'No such task', schema: errorSchema },
         ...errorResponses,
       },
-      async handle({ params, koa, signal }) {
+      async handle({ params, koa, signal, log }) {
         const task = await findTask(params.task_id);
         const lastEventId = Number.parseInt(koa.get('last-event-id'), 10);
         const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0;
@@ -210,7 +210,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         }
         const sse = openSse(koa, signal);
         const subscription = deps.eventStore.subscribeToStream(stream, { fromVersion: after + 1, signal });
-        void (async () => {
+        pumpSse(sse, { signal, log }, async () => {
           try {
             for await (const batch of subscription) {
               for (const event of batch) {
@@ -220,9 +220,8 @@ export function taskRoutes(deps: TaskRouteDeps) {
             }
           } finally {
             subscription.close();
-            sse.close();
           }
-        })();
+        });
       },
     }),
   ];

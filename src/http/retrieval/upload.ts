@@ -12,6 +12,7 @@ import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
 import { TASKS } from '../../projections/tasksProjection.js';
 import type { Caller } from '../../commands/context.js';
 import { HttpError } from '../httpError.js';
+import { cleanFileName } from '../multipart.js';
 import type { UploadedFile } from '../route.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema } from './schemas.js';
@@ -33,7 +34,6 @@ type FileInput = {
 };
 
 const READ_AFTER_INGEST = [TASKS, KNOWLEDGE, VECTORS_PROJECTION];
-const MAX_NAME_CHARS = 255;
 
 const sectionField = {
   type: 'object',
@@ -87,17 +87,6 @@ export const ingestionSchema = {
     duplicate_message: { type: ['string', 'null'] },
   },
 } as const;
-
-/** A file name safe to store and echo: no directories, no control characters, bounded length. */
-export function cleanFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  // Control characters, and format characters such as bidi overrides that disguise an extension.
-  const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
-  if (clean.length <= MAX_NAME_CHARS) return clean || 'unnamed';
-  const dot = clean.lastIndexOf('.');
-  const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
-  return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
-}
 
 function unsupportedResult(fileName: string, message: string): Record<string, unknown> {
   return {

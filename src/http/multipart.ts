@@ -1,0 +1,168 @@
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import formidable, { multipart, type File, type Part } from 'formidable';
+import type { Middleware } from 'koa';
+import { HttpError } from './httpError.js';
+import type { UploadedFile } from './route.js';
+
+export interface MultipartLimits {
+  /** Folder for the uploads' temporary files (`DATA_DIR/tmp`). */
+  uploadDir: string;
+  /** Largest file, and largest total of files, one request may carry. */
+  maxFileBytes: number;
+  /** Most files one request may carry. */
+  maxFiles: number;
+  /** A body that sends nothing for this long is dropped (its temporary files removed). */
+  bodyIdleTimeoutMs: number;
+}
+
+const MAX_FIELDS = 100;
+const MAX_FIELDS_BYTES = 1_048_576;
+const MAX_NAME_CHARS = 255;
+
+/** A file name safe to store and echo: no directories, no control characters, bounded length. */
+export function cleanFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // Control characters, and format characters such as bidi overrides that disguise an extension.
+  const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+  if (clean.length <= MAX_NAME_CHARS) return clean || 'unnamed';
+  const dot = clean.lastIndexOf('.');
+  const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
+  return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
+}
+
+/** What a multipart body held: its text fields (each as the list of values sent) and its files. */
+export interface MultipartBody {
+  fields: Record<string, string[]>;
+  files: UploadedFile[];
+}
+
+class BodyStalledError extends Error {
+  override readonly name = 'BodyStalledError';
+}
+
+/** Formidable's limit errors carry the HTTP status they mean (413 for sizes and counts). */
+function asHttpError(error: unknown, limits: MultipartLimits): HttpError {
+  const status = Number((error as { httpCode?: unknown }).httpCode);
+  const message = (error as Error).message;
+  if (status === 413) {
+    return new HttpError(
+      413,
+      'payload_too_large',
+      `The upload is larger than this endpoint accepts (at most ${limits.maxFiles} files, ${limits.maxFileBytes} bytes): ${message}`,
+    );
+  }
+  return new HttpError(400, 'invalid_multipart', `The multipart body could not be read: ${message}`);
+}
+
+/**
+ * Reads a multipart/form-data body: files stream to temporary files under `uploadDir`, which are
+ * removed when the request ends (the route's handler reads them before that), also when the body
+ * fails, breaks a limit or stalls. A file part without its own Content-Type (RFC 7578 allows it)
+ * is still a file: a part is a file when it names a filename; its type is detected later from its
+ * content and name.
+ */
+export function multipartBody(limits: MultipartLimits): Middleware {
+  let dirReady: Promise<unknown> | null = null;
+  return async (ctx, next) => {
+    await (dirReady ??= mkdir(limits.uploadDir, { recursive: true }));
+    const form = formidable({
+      uploadDir: limits.uploadDir,
+      maxFiles: limits.maxFiles,
+      maxFileSize: limits.maxFileBytes,
+      maxTotalFileSize: limits.maxFileBytes * limits.maxFiles,
+      maxFields: MAX_FIELDS,
+      maxFieldsSize: MAX_FIELDS_BYTES,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+      enabledPlugins: [multipart],
+    });
+    form.onPart = (part: Part): void => {
+      // Formidable takes a part without a type for a text field; one naming a file is a file.
+      if (typeof part.originalFilename === 'string' && !part.mimetype)
+        part.mimetype = 'application/octet-stream';
+      // Formidable's documented hook for custom part handling.
+      (form as unknown as { _handlePart(part: Part): void })._handlePart(part);
+    };
+    const opened: string[] = [];
+    form.on('fileBegin', (_name: string, file: File) => opened.push(file.filepath));
+
+    const request = ctx.req;
+    let stalled = false;
+    const stall = setTimeout(() => {
+      stalled = true;
+      request.destroy(new BodyStalledError(`no body data for ${limits.bodyIdleTimeoutMs} ms`));
+    }, limits.bodyIdleTimeoutMs);
+    const alive = (): void => void stall.refresh();
+    request.on('data', alive);
+    try {
+      let parsed: [formidable.Fields, formidable.Files];
+      try {
+        parsed = await form.parse(request);
+      } catch (error) {
+        if (stalled) {
+          throw new HttpError(
+            408,
+            'request_timeout',
+            `The request body stalled: no data for ${limits.bodyIdleTimeoutMs} ms`,
+          );
+        }
+        throw asHttpError(error, limits);
+      } finally {
+        clearTimeout(stall);
+        request.off('data', alive);
+      }
+      const [fields, files] = parsed;
+      const body: MultipartBody = {
+        fields: Object.fromEntries(
+          Object.entries(fields).map(([name, values]) => [name, (values ?? []).map(String)]),
+        ),
+        files: Object.entries(files).flatMap(([field, list]) =>
+          (list ?? []).map((file) => ({
+            field,
+            fileName: cleanFileName(file.originalFilename ?? ''),
+            mimeType: file.mimetype ?? null,
+            size: file.size,
+            path: file.filepath,
+          })),
+        ),
+      };
+      ctx.state['multipart'] = body;
+      await next();
+    } finally {
+      await Promise.all(opened.map((path) => rm(path, { force: true })));
+    }
+  };
+}
+
+/** The multipart body `multipartBody` read for this request (empty for other requests). */
+export function multipartOf(state: Record<string, unknown>): MultipartBody {
+  return (state['multipart'] as MultipartBody | undefined) ?? { fields: {}, files: [] };
+}
+
+/**
+ * Removes uploads a previous run left behind (a process killed mid-request cannot clean up). Only
+ * files older than `olderThanMs` go, so a process sharing the folder keeps its in-flight uploads.
+ */
+export async function sweepUploads(
+  uploadDir: string,
+  olderThanMs: number,
+  now = Date.now(),
+): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(uploadDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const path = join(uploadDir, name);
+    const info = await stat(path).catch(() => null);
+    if (!info || now - info.mtimeMs < olderThanMs) continue;
+    await rm(path, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
