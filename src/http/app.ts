@@ -3,8 +3,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
-import { docsRouter } from './docs.js';
-import { errorHandler, notFound } from './errorHandler.js';
+import { mountDocs } from './docs.js';
+import { assistantErrorSchema, errorHandler, notFound } from './errorHandler.js';
 import { mountRoutes, type ReadYourWrites } from './mountRoutes.js';
 import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
 import { documentRoutes } from './retrieval/documents.js';
@@ -15,6 +15,7 @@ import { buildOpenApi } from './openapi.js';
 import { requestContext } from './requestContext.js';
 import type { Route } from './route.js';
 import { healthRoutes } from './retrieval/health.js';
+import { errorSchema } from './retrieval/schemas.js';
 import { parseRoutes } from './retrieval/parse.js';
 import { taskRoutes } from './retrieval/tasks.js';
 
@@ -111,10 +112,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     readYourWrites: { waitFor: readModelsAt(deps), timeoutMs: deps.config.readYourWritesTimeoutMs },
   };
 
-  const retrieval = new Router({ prefix: RETRIEVAL_PREFIX });
-  mountRoutes(retrieval, retrievalRoutes, limits);
-  const assistant = new Router({ prefix: ASSISTANT_ROUTE_PREFIX });
-  mountRoutes(assistant, assistantRoutes, limits);
+  // One router for everything, dispatching to the most specific route only: each router costs a
+  // scan of its routes and a composed chain on every request.
+  const router = new Router({ exclusive: true });
+  mountRoutes(router, RETRIEVAL_PREFIX, retrievalRoutes, limits);
+  mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, limits);
 
   let openapi: unknown = null;
   const describe = (): unknown =>
@@ -126,13 +128,22 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
           'An AI assistant and a knowledge base an organisation can trust. Retrieval API under /api/v1; Assistant method API under /api/method/assistant.api.<endpoint>.',
       },
       [
-        { prefix: RETRIEVAL_PREFIX, routes: retrievalRoutes, security: [{ ApiKeyAuth: [] }] },
-        { prefix: ASSISTANT_ROUTE_PREFIX, routes: assistantRoutes, security: [] },
+        {
+          prefix: RETRIEVAL_PREFIX,
+          routes: retrievalRoutes,
+          security: [{ ApiKeyAuth: [] }],
+          errorSchema,
+        },
+        {
+          prefix: ASSISTANT_ROUTE_PREFIX,
+          routes: assistantRoutes,
+          security: [{ ApiKeyAuth: [] }],
+          errorSchema: assistantErrorSchema,
+        },
       ],
     ));
 
-  const root = new Router();
-  root.get('/', (ctx) => {
+  router.get('/', (ctx) => {
     ctx.body = {
       name: 'Archivist',
       version: deps.version,
@@ -142,7 +153,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       openapi: '/openapi.json',
     };
   });
-  const docs = docsRouter(describe);
+  mountDocs(router, describe);
 
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
   app.use(errorHandler(ASSISTANT_ROUTE_PREFIX));
@@ -155,8 +166,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       exempt: [`${RETRIEVAL_PREFIX}/health`],
     }),
   );
-  const routers = [root, docs, retrieval, assistant];
-  for (const router of routers) app.use(router.routes());
-  app.use(notFound(routers));
+  app.use(router.routes());
+  app.use(notFound(router));
   return app;
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -33,9 +33,8 @@ const REDOC_PAGE = `<!doctype html>
 <script src="/redoc/redoc.standalone.js"></script>
 </body></html>`;
 
-/** `/openapi.json`, `/docs` (Swagger UI) and `/redoc`, entirely offline. */
-export function docsRouter(openapi: () => unknown): Router {
-  const router = new Router();
+/** `/openapi.json`, `/docs` (Swagger UI) and `/redoc`, entirely offline, added to `router`. */
+export function mountDocs(router: Router, openapi: () => unknown): void {
   const cache = new Map<string, Buffer>();
   router.get('/openapi.json', (ctx) => {
     ctx.body = openapi();
@@ -60,5 +59,4 @@ export function docsRouter(openapi: () => unknown): Router {
       ctx.body = content;
     });
   }
-  return router;
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { HttpError, toHttpError } from './httpError.js';
+import type { Schema } from './route.js';
 import type { RequestState } from './mountRoutes.js';
 
 /** The Retrieval API's error body. `errors` lists each invalid field of a validation error. */
@@ -12,6 +13,32 @@ function retrievalError(error: HttpError): Record<string, unknown> {
     ...(error.issues.length > 0 ? { errors: error.issues } : {}),
   };
 }
+
+/** The Assistant API's error envelope, as published in OpenAPI. */
+export const assistantErrorSchema = {
+  type: 'object',
+  required: ['message'],
+  properties: {
+    message: {
+      type: 'object',
+      required: ['success', 'data', 'error'],
+      properties: {
+        success: { const: false },
+        data: { type: 'null' },
+        error: {
+          type: 'object',
+          required: ['type', 'message', 'status_code'],
+          properties: {
+            type: { type: 'string' },
+            message: { type: 'string' },
+            status_code: { type: 'integer' },
+            errors: { type: 'array', items: { type: 'object' } },
+          },
+        },
+      },
+    },
+  },
+} as const satisfies Schema;
 
 /** The Assistant API's envelope, with `success: false`. */
 function assistantError(error: HttpError): Record<string, unknown> {
@@ -68,11 +95,9 @@ interface PathMatcher {
  * The answer for a request no route served: 405 (with `Allow`) when the path exists for other
  * methods, 204 with `Allow` for OPTIONS, 404 otherwise.
  */
-export function notFound(routers: readonly PathMatcher[]): Middleware {
+export function notFound(router: PathMatcher): Middleware {
   return async (ctx) => {
-    const allowed = new Set(
-      routers.flatMap((router) => router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
-    );
+    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
     if (allowed.size > 0) {
       const allow = [...allowed].join(', ');
       if (ctx.method === 'OPTIONS') {

@@ -152,10 +152,30 @@ function bodyMiddlewares(body: Route['body'], options: MountOptions): Middleware
   ];
 }
 
+/**
+ * Paths of fixed routes that a parameterised route's template would also match (`/documents/stats`
+ * for `/documents/{doc_id}`). The fixed route owns such a path for every method: the parameterised
+ * one never serves it, so `DELETE /documents/stats` is a 405 rather than the deletion of a document
+ * named "stats", and `Allow` tells the truth.
+ */
+function shadowedPaths(route: Route, routes: readonly Route[]): ReadonlySet<string> {
+  if (!route.path.includes('{')) return new Set();
+  const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  return new Set(
+    routes.map((other) => other.path).filter((path) => !path.includes('{') && pattern.test(path)),
+  );
+}
+
 /** Adds each route to the router: body parsing, validation, the handler, the response. */
-export function mountRoutes(router: Router, routes: readonly Route[], options: MountOptions): void {
+export function mountRoutes(
+  router: Router,
+  prefix: string,
+  routes: readonly Route[],
+  options: MountOptions,
+): void {
   for (const route of routes) {
-    const path = route.path.replace(/\{([^}]+)\}/g, ':$1');
+    const path = prefix + route.path.replace(/\{([^}]+)\}/g, ':$1');
+    const shadowed = new Set([...shadowedPaths(route, routes)].map((fixed) => prefix + fixed));
     const body = route.body;
     const checkParams = validator(lenient, route.params, 'path');
     const checkQuery = validator(lenient, route.query, 'query');
@@ -170,8 +190,8 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
     middlewares.push(async (ctx) => {
       const state = ctx.state as RequestState;
       const { fields, files } = multipartOf(ctx.state);
-      const params = checkParams({ ...ctx.params });
-      const query = checkQuery(plainQuery(ctx));
+      const params = route.params ? checkParams({ ...ctx.params }) : {};
+      const query = route.query ? checkQuery(plainQuery(ctx)) : {};
       let parsedBody: unknown = {};
       if (body?.contentType === 'application/json') {
         parsedBody = checkBody(hasBody(ctx) ? ctx.request.body : {});
@@ -202,8 +222,13 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
         body: parsedBody,
         files,
         caller: state.caller,
-        log: state.log,
-        signal: state.signal,
+        // Made on first use by the request context: most handlers need neither.
+        get log() {
+          return state.log;
+        },
+        get signal() {
+          return state.signal;
+        },
         koa: ctx,
       });
       if (response) {
@@ -214,6 +239,12 @@ export function mountRoutes(router: Router, routes: readonly Route[], options: M
           ctx.set(name, value);
       }
     });
-    router.register(path, [route.method.toUpperCase()], middlewares, { name: route.operationId });
+    const layer = router.register(path, [route.method.toUpperCase()], middlewares, {
+      name: route.operationId,
+    });
+    if (shadowed.size > 0) {
+      const matches = layer.match.bind(layer);
+      layer.match = (candidate: string): boolean => !shadowed.has(candidate) && matches(candidate);
+    }
   }
 }

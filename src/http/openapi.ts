@@ -1,4 +1,4 @@
-import type { Route, Schema } from './route.js';
+import type { ResponseSpec, Route, Schema } from './route.js';
 
 export interface ApiDescription {
   /** Path prefix of the API's routes, e.g. `/api/v1`. */
@@ -6,6 +6,74 @@ export interface ApiDescription {
   routes: readonly Route[];
   /** Security requirement of non-public routes (names in `securitySchemes`). */
   security: ReadonlyArray<Record<string, string[]>>;
+  /** The API's error body, for the error responses every route of a kind can give. */
+  errorSchema: Schema;
+}
+
+type ResponseSpecs = Route['responses'];
+
+/**
+ * The errors the HTTP layer itself gives, by what a route takes, so that no route can forget to
+ * declare one: authentication on protected routes, body parsing and size limits, validation, an
+ * unavailable store, a bug. A route's own declaration of a status wins.
+ */
+function standardErrors(route: Route, errorSchema: Schema): ResponseSpecs {
+  const responses: Record<number, ResponseSpec> = {};
+  const add = (status: number, description: string): void => {
+    responses[status] = { description, schema: errorSchema };
+  };
+  const body = route.body?.contentType;
+  if (body === 'application/json') add(400, 'The body is not JSON');
+  if (body === 'multipart/form-data') {
+    add(400, 'The multipart body cannot be read');
+    add(408, 'The upload stalled or took too long to arrive');
+  }
+  if (!route.public) {
+    add(401, 'No credentials');
+    add(403, 'Invalid credentials');
+  }
+  if (body) {
+    add(413, 'The body is larger than this endpoint accepts');
+    add(415, 'Wrong Content-Type for this endpoint');
+  }
+  if (body || route.query || route.params) add(422, 'Invalid parameters or body');
+  add(500, 'An unexpected error (details in the log, under the request id)');
+  add(503, 'A store the request needs is unavailable; retry later');
+  return responses;
+}
+
+/** Properties with a default are filled in when absent: clients need not send them. */
+function withoutDefaultedRequired(schema: Schema): Schema {
+  const object = schema as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: readonly string[];
+  };
+  if (!object.properties || !object.required) return schema;
+  const required = object.required.filter((name) => !('default' in (object.properties?.[name] ?? {})));
+  return { ...schema, required } as Schema;
+}
+
+/**
+ * A Server-Sent Events response as OpenAPI tools read it: each event an object whose `data` is a
+ * JSON text (described by the route's schema, when it gives more than "a string").
+ */
+function sseEventSchema(data: Schema | undefined): Schema {
+  const described =
+    data && !(Object.keys(data).length === 1 && (data as { type?: unknown }).type === 'string');
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      event: { type: 'string' },
+      id: { type: 'string' },
+      retry: { type: 'integer' },
+      data: {
+        type: 'string',
+        contentMediaType: 'application/json',
+        ...(described ? { contentSchema: data } : {}),
+      },
+    },
+  } as Schema;
 }
 
 function parameters(location: 'query' | 'path', schema: Schema | undefined): unknown[] {
@@ -38,6 +106,7 @@ function multipartSchema(route: Route): Record<string, unknown> {
             ? {
                 type: 'array',
                 items: { type: 'string', contentMediaType: 'application/octet-stream' },
+                ...(spec.required ? { minItems: 1 } : {}),
                 description: spec.description,
               }
             : { type: 'string', contentMediaType: 'application/octet-stream', description: spec.description },
@@ -47,7 +116,7 @@ function multipartSchema(route: Route): Record<string, unknown> {
     },
     required: [
       ...files.filter(([, spec]) => spec.required).map(([name]) => name),
-      ...(fields.required ?? []),
+      ...((withoutDefaultedRequired(fields as Schema) as { required?: readonly string[] }).required ?? []),
     ],
   };
 }
@@ -61,15 +130,21 @@ export function buildOpenApi(
   for (const api of apis) {
     for (const route of api.routes) {
       const path = `${api.prefix}${route.path}`;
+      const declared: ResponseSpecs = { ...standardErrors(route, api.errorSchema), ...route.responses };
       const responses = Object.fromEntries(
-        Object.entries(route.responses).map(([status, response]) => [
+        Object.entries(declared).map(([status, response]) => [
           status,
           {
             description: response.description,
             ...(response.schema || response.contentType
               ? {
                   content: {
-                    [response.contentType ?? 'application/json']: { schema: response.schema ?? {} },
+                    [response.contentType ?? 'application/json']: {
+                      schema:
+                        response.contentType === 'text/event-stream'
+                          ? sseEventSchema(response.schema)
+                          : (response.schema ?? {}),
+                    },
                   },
                 }
               : {}),
@@ -92,7 +167,7 @@ export function buildOpenApi(
                     [route.body.contentType]: {
                       schema:
                         route.body.contentType === 'application/json'
-                          ? route.body.schema
+                          ? withoutDefaultedRequired(route.body.schema)
                           : multipartSchema(route),
                     },
                   },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
+import type { Caller } from '../commands/context.js';
 import type { Logger } from '../log.js';
 import type { RequestState } from './mountRoutes.js';
 
@@ -13,11 +14,38 @@ export interface RequestContextOptions {
   quietPaths?: ReadonlySet<string>;
 }
 
+interface State extends RequestState {
+  base: Logger;
+  childLog: Logger | null;
+  controller: AbortController | null;
+  clientGone: boolean;
+}
+
+const gone = (): Error => new Error('client disconnected');
+
+/**
+ * What every request state shares: its logger (carrying the correlation id) and its abort signal
+ * are made on first use. Most requests need neither, and a health probe should cost next to nothing.
+ */
+const lazyState = {
+  get log(): Logger {
+    const state = this as unknown as State;
+    return (state.childLog ??= state.base.child({ correlationId: state.correlationId }));
+  },
+  get signal(): AbortSignal {
+    const state = this as unknown as State;
+    if (!state.controller) {
+      state.controller = new AbortController();
+      if (state.clientGone) state.controller.abort(gone());
+    }
+    return state.controller.signal;
+  },
+};
+
 /**
  * Gives every request a correlation id (the client's `X-Request-ID` when it is sane, else a new
  * UUID, echoed back), a logger carrying it, an abort signal for client disconnects, and one log line
- * when it ends — with status 499 when the client went away first. The logger and the signal are
- * made on first use: most requests never need them, and a health probe should cost next to nothing.
+ * when it ends — with status 499 when the client went away first.
  */
 export function requestContext(log: Logger, options: RequestContextOptions = {}): Middleware {
   const quiet = options.quietPaths ?? new Set<string>();
@@ -25,39 +53,30 @@ export function requestContext(log: Logger, options: RequestContextOptions = {})
     const incoming = ctx.get('x-request-id');
     const correlationId = CLIENT_ID.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-ID', correlationId);
-    let childLog: Logger | null = null;
-    let controller: AbortController | null = null;
-    let clientGone = false;
-    const onClose = (): void => {
-      // 'close' before the response is complete means the client went away.
-      if (ctx.res.writableFinished) return;
-      clientGone = true;
-      controller?.abort(new Error('client disconnected'));
-    };
-    ctx.res.once('close', onClose);
-    const state: RequestState = {
+    const caller: Caller = { actorId: 'anonymous', correlationId };
+    const state: State = Object.assign(Object.create(lazyState) as State, {
       correlationId,
-      get log() {
-        return (childLog ??= log.child({ correlationId }));
-      },
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (clientGone) controller.abort(new Error('client disconnected'));
-        }
-        return controller.signal;
-      },
-      caller: { actorId: 'anonymous', correlationId },
-    };
-    // Accessors, not values: Object.assign would read them (and build both at once).
-    Object.defineProperties(ctx.state, Object.getOwnPropertyDescriptors(state));
+      caller,
+      base: log,
+      childLog: null,
+      controller: null,
+      clientGone: false,
+    });
+    ctx.state = state;
+    const response = ctx.res;
+    response.once('close', () => {
+      // 'close' before the response is complete means the client went away.
+      if (response.writableFinished) return;
+      state.clientGone = true;
+      state.controller?.abort(gone());
+    });
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
       // A 408 is this server dropping a stalled client, not the client leaving.
-      const aborted = clientGone && ctx.status !== 408;
+      const aborted = state.clientGone && ctx.status !== 408;
       const line = {
         correlationId,
         method: ctx.method,

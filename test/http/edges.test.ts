@@ -83,6 +83,37 @@ describe('HTTP edges', function () {
     });
   });
 
+  describe('routing', () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp();
+    });
+    after(() => app.stop());
+
+    it('lets a fixed path own every method: DELETE /documents/stats is 405, not a document named "stats"', async () => {
+      await app.http.get('/api/v1/documents/stats').expect(200);
+      const response = await app.http.delete('/api/v1/documents/stats').expect(405);
+      expect(response.headers['allow']).to.equal('HEAD, GET');
+      const options = await app.http.options('/api/v1/documents/delete').expect(204);
+      expect(options.headers['allow']).to.equal('POST');
+      const byId = await app.http.delete('/api/v1/documents/some-id').expect(200);
+      expect(byId.body).to.include({ doc_id: 'some-id', status: 'not_found' });
+    });
+
+    it('refuses a page beyond any meaningful offset with 422 instead of failing', async () => {
+      const response = await app.http.get('/api/v1/documents?page=9223372036854775807').expect(422);
+      expect(response.body.errors[0]).to.include({ location: 'query', field: 'page' });
+    });
+
+    it('refuses an unknown key in a deletion filter instead of dropping it (which would widen the deletion)', async () => {
+      const response = await app.http
+        .post('/api/v1/documents/delete/by-filter')
+        .send({ where: { section: 'reports', sourc: 'typo' } })
+        .expect(422);
+      expect(response.body.error).to.equal('validation_error');
+    });
+  });
+
   describe('uploads', () => {
     let app: TestApp;
     let dataDir: string;
@@ -138,8 +169,8 @@ describe('HTTP edges', function () {
       await eventually(async () => ((await uploadsIn(dataDir)).length === 1 ? true : undefined));
       await closed;
       await eventually(async () => ((await uploadsIn(dataDir)).length === 0 ? true : undefined));
-      const rejected = captured.lines.find((line) => line['status'] === 408);
-      expect(rejected?.['type']).to.equal('request_timeout');
+      const rejected = await eventually(() => captured.lines.find((line) => line.msg === 'request rejected'));
+      expect(rejected).to.include({ status: 408, type: 'request_timeout' });
       expect(captured.lines.filter((line) => line.level >= LEVEL.error)).to.deep.equal([]);
     });
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { InvalidStateError } from '../../src/domain/shared/index.js';
 import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
+import { errorSchema } from '../../src/http/retrieval/schemas.js';
 import { defineRoute } from '../../src/http/route.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -23,7 +24,7 @@ const echo = defineRoute({
       additionalProperties: false,
     },
   },
-  responses: { 200: { description: 'The body' } },
+  responses: { 200: { description: 'The body', schema: { type: 'object', required: ['name', 'count'] } } },
   async handle({ body }) {
     return { body };
   },
@@ -36,7 +37,7 @@ const failing = (error: Error) =>
     operationId: `testFail${error.name}`,
     summary: 'Throws (test only)',
     tags: ['Test'],
-    responses: {},
+    responses: { 409: { description: 'A state conflict', schema: errorSchema } },
     async handle() {
       throw error;
     },
@@ -53,7 +54,9 @@ const assistantEcho = defineRoute({
     contentType: 'application/json',
     schema: { type: 'object', required: ['user_message'], properties: { user_message: { type: 'string' } } },
   },
-  responses: {},
+  responses: {
+    200: { description: 'The body, in the envelope', schema: { type: 'object', required: ['message'] } },
+  },
   async handle({ body }) {
     return { body: { message: { success: true, data: body } } };
   },

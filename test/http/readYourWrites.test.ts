@@ -8,7 +8,10 @@ const caller = { actorId: 'test', correlationId: 'test' };
 
 /** Test routes: one writes a task and waits for `tasks`; one claims a position the log never reaches. */
 function routes(app: () => TestApp): Route[] {
-  const base = { tags: ['Test'], responses: { 200: { description: 'ok' } } } as const;
+  const base = {
+    tags: ['Test'],
+    responses: { 200: { description: 'ok', schema: { type: 'object' } } },
+  } as const;
   return [
     defineRoute({
       ...base,

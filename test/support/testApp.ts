@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { listen, type RunningServer } from '../../src/server.js';
 import type { JobType } from '../../src/workers/jobs.js';
+import { responseContract } from './responseContract.js';
 
 export interface TestApp {
   runtime: Runtime;
@@ -38,6 +39,9 @@ export async function startTestApp(
   const runtime = await createRuntime(config, { log: options.log ?? silentLogger, jobs: options.jobs ?? [] });
   await runtime.start();
   const app = createApp(runtime, options.app);
+  // Every response is checked against the OpenAPI document the app itself publishes.
+  const published = await supertest(app.callback()).get('/openapi.json');
+  app.middleware.unshift(responseContract(published.body as Parameters<typeof responseContract>[0]));
   let running: RunningServer | null = null;
   return {
     runtime,

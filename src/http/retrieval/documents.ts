@@ -24,6 +24,8 @@ export interface DocumentRouteDeps {
 export const LIST_TEXT_CHARS = 1_000;
 /** Most documents one delete-by-criteria request removes (the rest: call again). */
 const MAX_DELETE_BATCH = 1_000;
+/** Deep enough for 100 million documents at 100 a page; beyond it offsets stop being meaningful. */
+const MAX_PAGE = 1_000_000;
 const READ_AFTER_DELETE = [KNOWLEDGE, VECTORS_PROJECTION];
 
 const documentSchema = {
@@ -146,7 +148,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       query: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, default: 1 },
+          page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
           page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         },
         required: ['page', 'page_size'],
@@ -393,7 +395,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
             where: {
               type: 'object',
               minProperties: 1,
-              additionalProperties: false,
+              // An unknown key is refused, not dropped: a mistyped key must not widen a deletion.
+              propertyNames: { enum: ['source', 'section', 'language', 'title', 'format'] },
               properties: {
                 source: { type: 'string' },
                 section: { type: 'string' },
@@ -410,15 +413,6 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         ...errorResponses,
       },
       async handle({ body, caller }) {
-        // Unknown keys are dropped by validation: a filter left empty would match every document.
-        if (Object.keys(body.where).length === 0) {
-          throw new HttpError(
-            422,
-            'validation_error',
-            'body.where needs at least one of source, section, language, title, format',
-            [{ location: 'body', field: 'where', message: 'needs at least one known key' }],
-          );
-        }
         const { body: result, position } = await deleteWhere(body.where as Filter, caller);
         return { body: result, ...(position ? { position } : {}) };
       },

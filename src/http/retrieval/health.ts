@@ -34,6 +34,16 @@ const componentSchema = {
   },
 } as const;
 
+const readinessSchema = {
+  type: 'object',
+  required: ['ready', 'components', 'timestamp'],
+  properties: {
+    ready: { type: 'boolean' },
+    components: { type: 'array', items: componentSchema },
+    timestamp: dateTime,
+  },
+} as const;
+
 export function healthRoutes(deps: HealthDeps) {
   return [
     defineRoute({
@@ -71,19 +81,8 @@ export function healthRoutes(deps: HealthDeps) {
       tags: ['Health'],
       public: true,
       responses: {
-        200: {
-          description: 'Ready',
-          schema: {
-            type: 'object',
-            required: ['ready', 'components', 'timestamp'],
-            properties: {
-              ready: { type: 'boolean' },
-              components: { type: 'array', items: componentSchema },
-              timestamp: dateTime,
-            },
-          },
-        },
-        503: { description: 'Not ready: at least one component is unhealthy (same body)' },
+        200: { description: 'Ready', schema: readinessSchema },
+        503: { description: 'Not ready: at least one component is unhealthy', schema: readinessSchema },
       },
       async handle() {
         const components = await deps.health();

@@ -28,7 +28,14 @@ export interface TesseractOcrOptions {
    * retries off.
    */
   sparseRetryWords?: number;
+  /** Starts the `timeoutMs` timer of a call; returns its cancel. Default `setTimeout` (tests drive it). */
+  startTimer?: (onTimeout: () => void, ms: number) => () => void;
 }
+
+const realTimer = (onTimeout: () => void, ms: number): (() => void) => {
+  const timer = setTimeout(onTimeout, ms);
+  return () => clearTimeout(timer);
+};
 
 export type { PageSegMode } from './ocrPasses.js';
 
@@ -63,6 +70,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): Tesseract
   const size = Math.max(1, Math.floor(options.workers ?? Math.min(availableParallelism(), 8)));
   const startLanguages = languageKey(options.languages ?? OCR_LANGUAGES);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const startTimer = options.startTimer ?? realTimer;
   const pageSegMode = options.pageSegMode ?? '3';
   const sparseRetryWords = options.sparseRetryWords ?? 30;
   const langPath = ensureTessdataDir(options.tessdataDir);
@@ -142,7 +150,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): Tesseract
       const finish = (healthy: boolean, outcome: () => void): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        stopTimer();
         signal.removeEventListener('abort', onAbort);
         running.delete(cancel);
         handle.onCrash = null;
@@ -152,7 +160,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): Tesseract
       };
       const cancel = (error: Error): void => finish(false, () => reject(error));
       const onAbort = (): void => cancel(abortError(signal));
-      const timer = setTimeout(
+      const stopTimer = startTimer(
         () => cancel(new ParseError('timeout', `OCR took longer than ${timeoutMs} ms`)),
         timeoutMs,
       );
