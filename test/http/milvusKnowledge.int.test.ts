@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { silentLogger } from '../../src/log.js';
 import { createMilvusIndex } from '../../src/vector/milvusIndex.js';
 import { startMilvus } from '../support/milvusLite.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
 const started = await startMilvus().then(
   (handle) => ({ handle, error: null }),
@@ -92,5 +92,61 @@ describe('knowledge base over HTTP with VECTOR_STORE=milvus', function () {
     expect(search.body.results.map((hit: { doc_id: string }) => hit.doc_id)).to.not.include(
       deleted['doc_id'],
     );
+  });
+});
+
+describe('knowledge base over HTTP while Milvus is away', function () {
+  this.timeout(90_000);
+  let own: Awaited<ReturnType<typeof startMilvus>> = null;
+  let app: TestApp | null = null;
+  const vectorStore = async () => {
+    const ready = await app!.http.get('/api/v1/health/ready');
+    return (ready.body.components as Array<{ name: string; healthy: boolean; reason: string }>).find(
+      (component) => component.name === 'vector_store',
+    )!;
+  };
+
+  before(async function () {
+    own = await startMilvus({ own: true });
+    if (!own?.managed) {
+      console.log(
+        '      skipped: the outage test needs a Milvus Lite of its own (pip install milvus-lite==2.5.1)',
+      );
+      this.skip();
+    }
+    app = await startTestApp({ env: { VECTOR_STORE: 'milvus', MILVUS_URL: own!.url } });
+  });
+  after(async () => {
+    await app?.stop();
+    if (own?.managed) await own.dispose();
+  });
+
+  it('reports the vector store down and answers searches 503, then serves again once Milvus is back', async () => {
+    const docId = (
+      await app!.http
+        .post('/api/v1/upload')
+        .attach('file', await readFile(join(fixtures, 'readme.md')), 'readme.md')
+        .expect(200)
+    ).body.doc_id as string;
+    await own!.stop('SIGKILL');
+
+    const down = await vectorStore();
+    expect(down.healthy).to.equal(false);
+    expect(down.reason).to.match(/Milvus at http:\/\/127\.0\.0\.1:\d+: listCollections failed/);
+    const refused = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' }).expect(503);
+    expect(refused.body).to.include({ error: 'service_unavailable', status_code: 503 });
+    expect(refused.headers['retry-after']).to.equal('5');
+
+    await own!.restart();
+    const search = await eventually(
+      async () => {
+        const response = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' });
+        return response.status === 200 ? response : undefined;
+      },
+      20_000,
+      'search to answer again',
+    );
+    expect(search.body.results[0]).to.include({ doc_id: docId });
+    expect((await vectorStore()).healthy).to.equal(true);
   });
 });
