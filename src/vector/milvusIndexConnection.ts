@@ -58,11 +58,14 @@ function failed(status: Status): boolean {
 
 // grpc-js retries a refused connection with a backoff that grows to two minutes: capped here, so a
 // Milvus that comes back is used again within seconds. Its connections are otherwise shared by every
-// client of the process: a client made after a failed one would inherit that one's backoff.
+// client of the process: a client made after a failed one would inherit that one's backoff. The
+// SDK pings every 10 s, which Milvus Lite (gRPC's default policy: one ping per 5 min on an idle
+// connection) answers by closing the connection ("excess pings"); every call has a deadline anyway.
 const CHANNEL_OPTIONS = {
   'grpc.initial_reconnect_backoff_ms': 250,
   'grpc.max_reconnect_backoff_ms': 5_000,
   'grpc.use_local_subchannel_pool': 1,
+  'grpc.keepalive_time_ms': 300_000,
 };
 
 export function createMilvusConnection(options: MilvusConnectionOptions): MilvusConnection {
