@@ -98,6 +98,21 @@ export function createMilvusIndex(options: MilvusIndexOptions): VectorIndex {
     }
   }
 
+  /** The checkpoint this index last read or committed; undefined before either. */
+  let known: string | null | undefined;
+  const readCheckpoint = async (): Promise<string | null> => {
+    const found = await connection.call(`read checkpoint of ${collection}`, (client, timeout) =>
+      client.query({
+        collection_name: CHECKPOINTS,
+        filter: `id == ${literal(collection)}`,
+        output_fields: ['checkpoint'],
+        timeout,
+      }),
+    );
+    const row = found.data[0] as { checkpoint?: unknown } | undefined;
+    return typeof row?.checkpoint === 'string' ? row.checkpoint : null;
+  };
+
   const deleteWhere = (what: string, filter: string) =>
     connection.call(what, (client, timeout) =>
       client.delete({ collection_name: collection, filter, timeout }),
@@ -182,9 +197,24 @@ export function createMilvusIndex(options: MilvusIndexOptions): VectorIndex {
      * claims a write that could be lost. Flushing is left to at most one per `flushIntervalMs`: a
      * Milvus server allows 0.1 flush/s per collection by default (quotaAndLimits.flushRate) and each
      * one seals small segments.
+     *
+     * A checkpoint that is no longer the one this index last read or committed means another process
+     * wrote it (two runners) or the collection was dropped and created again: refused (`corrupt`),
+     * so the runner starts again from the checkpoint there is instead of writing past it.
      */
     async commit(checkpoint) {
       await withCollection(async () => {
+        if (known !== undefined) {
+          const current = await readCheckpoint();
+          if (current !== known) {
+            const left = known;
+            known = undefined;
+            throw new VectorIndexError(
+              'corrupt',
+              `the checkpoint of ${collection} is ${current} where this index left ${left}: another process writes it, or the collection was created again`,
+            );
+          }
+        }
         await connection.call(`commit checkpoint of ${collection}`, (client, timeout) =>
           client.upsert({
             collection_name: CHECKPOINTS,
@@ -192,6 +222,7 @@ export function createMilvusIndex(options: MilvusIndexOptions): VectorIndex {
             timeout,
           }),
         );
+        known = checkpoint;
         if (unflushed > 0 && Date.now() - lastFlush >= flushIntervalMs) {
           const rows = unflushed;
           unflushed = 0;
@@ -207,18 +238,8 @@ export function createMilvusIndex(options: MilvusIndexOptions): VectorIndex {
       });
     },
     async checkpoint() {
-      const found = await withCollection(() =>
-        connection.call(`read checkpoint of ${collection}`, (client, timeout) =>
-          client.query({
-            collection_name: CHECKPOINTS,
-            filter: `id == ${literal(collection)}`,
-            output_fields: ['checkpoint'],
-            timeout,
-          }),
-        ),
-      );
-      const row = found.data[0] as { checkpoint?: unknown } | undefined;
-      return typeof row?.checkpoint === 'string' ? row.checkpoint : null;
+      known = await withCollection(readCheckpoint);
+      return known;
     },
     async drop() {
       check();

@@ -59,6 +59,38 @@ describe('Milvus vector index', function () {
     await index.drop();
   });
 
+  it('refuses to commit over a checkpoint another writer moved, until it has read it again', async () => {
+    const name = `${prefix}_two_writers`;
+    const first = open(milvus!.url, name, 4);
+    const second = open(milvus!.url, name, 4);
+    expect(await first.checkpoint()).to.equal(null);
+    await second.commit('5');
+    const error = await expectRejection(first.commit('3'), VectorIndexError);
+    expect(error.code).to.equal('corrupt');
+    expect(error.message).to.match(/checkpoint of .* is 5 where this index left null/);
+    expect(await first.checkpoint()).to.equal('5');
+    await first.commit('6');
+    await second.close();
+    await first.drop();
+  });
+
+  it('notices that its collection was dropped and created again, and does not commit past the loss', async () => {
+    const name = `${prefix}_recreated`;
+    const writer = open(milvus!.url, name, 4);
+    await writer.upsert([{ id: 'a:0', docId: 'a', vector: unitVector(1, 4) }]);
+    await writer.commit('1');
+    await open(milvus!.url, name, 4).drop();
+    const other = open(milvus!.url, name, 4);
+    expect(await other.checkpoint()).to.equal(null);
+    await other.close();
+    // The writer's next writes land in the new, empty collection: its commit must not claim 1 and more.
+    await writer.upsert([{ id: 'b:0', docId: 'b', vector: unitVector(2, 4) }]);
+    const error = await expectRejection(writer.commit('2'), VectorIndexError);
+    expect(error.code).to.equal('corrupt');
+    expect(await writer.checkpoint()).to.equal(null);
+    await writer.drop();
+  });
+
   it('refuses a collection of the same name that is not one of ours', async () => {
     const name = `${prefix}_foreign`;
     const { MilvusClient } = await import('@zilliz/milvus2-sdk-node');
