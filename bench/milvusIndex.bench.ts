@@ -87,7 +87,7 @@ try {
   let started = performance.now();
   for (let at = 0; at < ROWS; at += 4_000) await index.upsert(all.slice(at, at + 4_000));
   report(
-    `adapter upsert, ${ROWS.toLocaleString('en')} × ${DIMENSIONS} in batches of 4,000`,
+    `adapter upsert, ${ROWS.toLocaleString('en')} × ${DIMENSIONS} in calls of 4,000 (requests of 1,000)`,
     ROWS / ((performance.now() - started) / 1000),
     'rows/s',
   );
