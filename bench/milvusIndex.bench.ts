@@ -42,7 +42,13 @@ console.log(`${machine()}; Milvus at ${milvus.managed ? 'a Milvus Lite of its ow
 try {
   // The SDK alone, one request per size, into a scratch collection.
   const { address } = parseMilvusUrl(milvus.url);
-  const client = new MilvusClient({ address, logLevel: 'error', telemetry: { enabled: false } });
+  // The adapter's keepalive: with the SDK's 10 s pings Milvus Lite drops a connection mid-request.
+  const client = new MilvusClient({
+    address,
+    logLevel: 'error',
+    telemetry: { enabled: false },
+    channelOptions: { 'grpc.keepalive_time_ms': 300_000 },
+  });
   const scratch = `bench_sdk_${process.pid}`;
   await client.createCollection({
     collection_name: scratch,
@@ -117,7 +123,12 @@ try {
   report('checkpoint read (Strong query), p50', median(reads), 'ms');
   report('count, p50', median(await timed(50, () => index.count())), 'ms');
 
-  const flushClient = new MilvusClient({ address, logLevel: 'error', telemetry: { enabled: false } });
+  const flushClient = new MilvusClient({
+    address,
+    logLevel: 'error',
+    telemetry: { enabled: false },
+    channelOptions: { 'grpc.keepalive_time_ms': 300_000 },
+  });
   const flushes: number[] = [];
   const syncFlushes: number[] = [];
   for (let round = 0; round < 5; round += 1) {
