@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FieldType } from '@zilliz/milvus2-sdk-node';
 import type { MilvusConnection } from './milvusIndexConnection.js';
 import { VectorIndexError } from './vectorIndex.js';
 
@@ -100,13 +101,7 @@ async function ensureCollection(
   connection: MilvusConnection,
   existing: ReadonlySet<string>,
   name: string,
-  fields: ReadonlyArray<{
-    name: string;
-    data_type: string;
-    is_primary_key?: boolean;
-    max_length?: number;
-    dim?: number;
-  }>,
+  fields: FieldType[],
   metric: 'COSINE' | 'L2',
   check: (described: Described) => void,
 ): Promise<boolean> {
@@ -119,7 +114,7 @@ async function ensureCollection(
           collection_name: name,
           consistency_level: 'Strong',
           enable_dynamic_field: false,
-          fields: fields.map((field) => ({ ...field, data_type: field.data_type as 'VarChar' })),
+          fields,
           timeout,
         }),
       { refusal: 'corrupt' },
