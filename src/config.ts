@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { OPTIONAL_COMPONENTS, type OptionalComponent } from './health.js';
+import { parseMilvusUrl } from './vector/milvusUrl.js';
 
 /**
  * Every setting comes from the environment. `CONFIG_VARIABLES` is the single source for the README
@@ -46,6 +47,9 @@ export interface Config {
   /** Optional components that readiness requires too. */
   readyRequires: OptionalComponent[];
   vectorExactBelow: number;
+  vectorStore: 'embedded' | 'milvus';
+  milvusUrl: string | null;
+  milvusToken: string | null;
   rerankerEnabled: boolean;
   uploadMaxFiles: number;
   scrapeAllowedHosts: string[];
@@ -195,6 +199,22 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
       'The embedded vector index searches exactly below this many vectors, and with HNSW (usearch) above.',
   },
   {
+    name: 'VECTOR_STORE',
+    default: 'embedded',
+    meaning:
+      '`embedded` (in the memory of each API process, persisted under DATA_DIR) or `milvus` (one shared index, kept by the projector role).',
+  },
+  {
+    name: 'MILVUS_URL',
+    default: '(none)',
+    meaning: 'Milvus server, e.g. `http://127.0.0.1:19530` (`https://` for TLS; Milvus Lite works too).',
+  },
+  {
+    name: 'MILVUS_TOKEN',
+    default: '(empty)',
+    meaning: 'API key or `user:password` for MILVUS_URL, if it needs one.',
+  },
+  {
     name: 'RERANKER_ENABLED',
     default: 'false',
     meaning: 'Rerank fused search candidates with the local term-proximity reranker before cutting to top_k.',
@@ -289,6 +309,20 @@ function url(env: Env, name: string, required: boolean, because: string): string
   return value;
 }
 
+/** Milvus addresses are often written without a scheme (`host:19530`): checked by the adapter's parser. */
+function milvusUrl(env: Env, required: boolean): string | null {
+  const value = env['MILVUS_URL']?.trim() || null;
+  if (required && !value) throw new ConfigError('MILVUS_URL is required when VECTOR_STORE=milvus');
+  if (value) {
+    try {
+      parseMilvusUrl(value);
+    } catch (error) {
+      throw new ConfigError(`MILVUS_URL: ${(error as Error).message}`);
+    }
+  }
+  return value;
+}
+
 function listOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T[] {
   const items = (env[name] ?? '')
     .split(',')
@@ -320,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
   const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const);
   const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const);
   const readStore = oneOf(env, 'READ_STORE', ['embedded', 'mongodb'] as const);
+  const vectorStore = oneOf(env, 'VECTOR_STORE', ['embedded', 'milvus'] as const);
   return {
     host: text(env, 'HOST'),
     port: integer(env, 'PORT', 0, 65_535),
@@ -364,6 +399,9 @@ export function loadConfig(env: Env = process.env): Config {
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
     readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
     vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
+    vectorStore,
+    milvusUrl: milvusUrl(env, vectorStore === 'milvus'),
+    milvusToken: env['MILVUS_TOKEN']?.trim() || null,
     rerankerEnabled: oneOf(env, 'RERANKER_ENABLED', ['true', 'false'] as const) === 'true',
     uploadMaxFiles: integer(env, 'UPLOAD_MAX_FILES', 1, 10_000),
     scrapeAllowedHosts: (env['SCRAPE_ALLOWED_HOSTS'] ?? '')

@@ -182,6 +182,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     dataDir: config.dataDir,
     maxUploadBytes: config.maxUploadBytes,
     exactSearchBelow: config.vectorExactBelow,
+    milvus: config.vectorStore === 'milvus' ? { url: config.milvusUrl!, token: config.milvusToken } : null,
+    owner,
     eventStore,
     readStore,
     readModels,
@@ -280,8 +282,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     async start(roles = ALL_ROLES) {
       await registry.init();
       if (roles.includes('projector')) await projections.start();
-      // The embedded vector index lives in the memory of the process that searches it.
-      if (roles.includes('api')) knowledge.startVectors();
+      if (roles.includes(knowledge.vectorRole)) knowledge.startVectors();
       if (roles.includes('worker')) {
         await reactors.start();
         worker.start();

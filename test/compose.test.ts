@@ -37,7 +37,13 @@ describe('docker-compose.yml', () => {
         ]),
       );
       const config = loadConfig(environment);
-      expect(config, name).to.include({ eventStore: 'esdb', bus: 'nats', readStore: 'mongodb' });
+      expect(config, name).to.include({
+        eventStore: 'esdb',
+        bus: 'nats',
+        readStore: 'mongodb',
+        vectorStore: 'milvus',
+        milvusUrl: 'http://milvus:19530',
+      });
       expect(isEmbedded(config), name).to.equal(false);
     }
   });
@@ -48,6 +54,7 @@ describe('docker-compose.yml', () => {
         'eventstore',
         'nats',
         'mongodb',
+        'milvus',
       ]);
     }
     for (const [name, service] of Object.entries(compose.services))

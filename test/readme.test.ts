@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
+import { parseMilvusUrl } from '../src/vector/milvusUrl.js';
 
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
 
@@ -44,5 +45,33 @@ describe('configuration', () => {
       'MONGODB_URL is not a valid URL',
     );
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw('LOG_LEVEL must be one of');
+    expect(() => loadConfig({ VECTOR_STORE: 'milvus' })).to.throw(
+      'MILVUS_URL is required when VECTOR_STORE=milvus',
+    );
+    expect(() => loadConfig({ VECTOR_STORE: 'milvus', MILVUS_URL: 'grpc://milvus:19530' })).to.throw(
+      'MILVUS_URL: unsupported scheme grpc:',
+    );
+  });
+
+  it('reads Milvus addresses with or without a scheme, keeping credentials out of what it shows', () => {
+    expect(loadConfig({ VECTOR_STORE: 'milvus', MILVUS_URL: 'milvus:19530' })).to.include({
+      vectorStore: 'milvus',
+      milvusUrl: 'milvus:19530',
+      milvusToken: null,
+    });
+    expect(parseMilvusUrl('milvus:19530')).to.deep.equal({
+      address: 'milvus:19530',
+      ssl: false,
+      token: null,
+      display: 'http://milvus:19530',
+    });
+    expect(parseMilvusUrl('https://root:s%40cret@db.example.com')).to.deep.equal({
+      address: 'db.example.com:443',
+      ssl: true,
+      token: 'root:s@cret',
+      display: 'https://db.example.com:443',
+    });
+    expect(parseMilvusUrl('http://u:p@127.0.0.1:19530', 'api-key').token).to.equal('api-key');
+    expect(() => parseMilvusUrl('http://127.0.0.1:19530/db')).to.throw('not a Milvus address');
   });
 });

@@ -4,6 +4,7 @@ import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } fro
 import { EventStoreUnavailableError } from '../eventStore/eventStore.js';
 import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
 import { ReadStoreUnavailableError } from '../readStore/readStore.js';
+import { VectorIndexError } from '../vector/vectorIndex.js';
 import { PoolBusyError } from '../parsing/worker/parsePool.js';
 
 export interface ValidationIssue {
@@ -73,7 +74,8 @@ export function toHttpError(error: unknown): HttpError {
   if (
     error instanceof EventStoreUnavailableError ||
     error instanceof ReadStoreUnavailableError ||
-    error instanceof BusUnavailableError
+    error instanceof BusUnavailableError ||
+    (error instanceof VectorIndexError && error.code === 'unavailable')
   ) {
     return new HttpError(503, 'service_unavailable', `${error.message}; retry later`, [], {
       'Retry-After': '5',

@@ -11,7 +11,10 @@ import type { ParsePool } from '../parsing/worker/parsePool.js';
 import { CHUNKS, KNOWLEDGE, type ChunkView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { awaitCheckpoint } from '../vector/awaitCheckpoint.js';
 import { openEmbeddedIndex } from '../vector/embeddedIndex.js';
+import { createMilvusIndex } from '../vector/milvusIndex.js';
+import { parseMilvusUrl } from '../vector/milvusUrl.js';
 import { collectionName, type VectorIndex } from '../vector/vectorIndex.js';
 import type { JobType } from '../workers/jobs.js';
 import type { Reactor } from '../workers/reactors.js';
@@ -32,6 +35,10 @@ export interface KnowledgeBaseOptions {
   dataDir: string;
   maxUploadBytes: number;
   exactSearchBelow: number;
+  /** One Milvus index shared by every process (kept by the projector role), instead of the embedded one. */
+  milvus?: { url: string; token: string | null } | null;
+  /** This process as a lease holder (only one process writes a shared index). */
+  owner?: string;
   eventStore: EventStore;
   readStore: ReadStore;
   readModels: ReadModels;
@@ -56,14 +63,25 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
   const collection = collectionName(embedder.name, VECTOR_INDEX_VERSION);
+  const milvus = options.milvus ?? null;
   let index: VectorIndex | null = null;
   const vectorIndex = (): VectorIndex =>
-    (index ??= openEmbeddedIndex({
-      dir: join(options.dataDir, 'vectors'),
-      collection,
-      dimensions: embedder.dimensions,
-      exactBelow: options.exactSearchBelow,
-    }));
+    (index ??= milvus
+      ? createMilvusIndex({
+          url: milvus.url,
+          token: milvus.token,
+          collection,
+          dimensions: embedder.dimensions,
+          log: log.child({ component: 'vectors' }),
+        })
+      : openEmbeddedIndex({
+          dir: join(options.dataDir, 'vectors'),
+          collection,
+          dimensions: embedder.dimensions,
+          exactBelow: options.exactSearchBelow,
+        }));
+  const leaseName = `vectors:${collection}`;
+  const owner = options.owner ?? 'embedded';
 
   const ingest = createIngestor({
     parser: options.parser,
@@ -85,6 +103,14 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
       embedder,
       embeddings,
       log: log.child({ component: 'vectors' }),
+      ...(milvus
+        ? {
+            lease: {
+              acquire: async () => (await options.readStore.acquireLease(leaseName, owner, 15_000)) !== null,
+              release: () => options.readStore.releaseLease(leaseName, owner),
+            },
+          }
+        : {}),
       async hashesInUse(hashes, position) {
         // The chunks read model must have dropped the deleted document before it can say what is unused.
         if (!(await options.waitForProjections(position, [KNOWLEDGE], 30_000))) return null;
@@ -110,13 +136,23 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     chatModel: options.chatModel,
     collection,
     vectorIndex,
-    vectorPath: join(options.dataDir, 'vectors', collection),
-    /** Starts following the log into the vector index (in the process that searches, when embedded). */
+    /** Where vectors are kept: the embedded index's folder, or the Milvus URL without credentials. */
+    vectorPath: milvus ? parseMilvusUrl(milvus.url).display : join(options.dataDir, 'vectors', collection),
+    /**
+     * The role that follows the log into the vector index: an embedded index lives in the memory of
+     * the process that searches it; a Milvus index is written by one projector for every process.
+     */
+    vectorRole: (milvus ? 'projector' : 'api') as 'projector' | 'api',
     startVectors(): void {
       vectorProjector().start();
     },
+    /** Read-your-writes: a shared index is awaited through the checkpoint its writer commits. */
     waitForVectors: (position: number, timeoutMs: number) =>
-      projector ? projector.waitFor(position, timeoutMs) : Promise.resolve(true),
+      milvus
+        ? awaitCheckpoint(vectorIndex(), position, timeoutMs)
+        : projector
+          ? projector.waitFor(position, timeoutMs)
+          : Promise.resolve(true),
     vectorStatus: () => projector?.status() ?? null,
     async health(): Promise<Array<Omit<ComponentHealth, 'required'>>> {
       const status = projector?.status();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { documentEvents, type DocumentEvent } from '../domain/document/events.js';
 import type { AllBatch, EventStore, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
@@ -18,10 +19,15 @@ export interface VectorProjectorOptions {
   hashesInUse(hashes: readonly string[], position: number): Promise<Set<string> | null>;
   log: Logger;
   batchSize?: number;
+  /**
+   * For an index shared by several processes (Milvus): taken before following and renewed with
+   * every batch and idle turn; false means another process holds it, and this one stands by.
+   */
+  lease?: { acquire(): Promise<boolean>; release(): Promise<void> };
 }
 
 export interface VectorProjectorStatus {
-  state: 'starting' | 'live' | 'failed' | 'stopped';
+  state: 'starting' | 'live' | 'standby' | 'failed' | 'stopped';
   position: number;
   error: string | null;
 }
@@ -40,6 +46,9 @@ export function createVectorProjector(options: VectorProjectorOptions) {
   const status: VectorProjectorStatus = { state: 'starting', position: 0, error: null };
   let running: Promise<void> | null = null;
 
+  /** A pause that `stop()` cuts short. */
+  const pause = (ms: number): Promise<void> =>
+    sleep(ms, undefined, { signal: controller.signal }).catch(() => undefined);
   const wakeWaiters = (): void => {
     for (const wake of [...waiters]) wake();
   };
@@ -95,12 +104,19 @@ export function createVectorProjector(options: VectorProjectorOptions) {
     let failures = 0;
     while (!signal.aborted) {
       try {
+        if (options.lease && !(await options.lease.acquire())) {
+          status.state = 'standby';
+          await pause(1_000);
+          continue;
+        }
         const checkpoint = await index.checkpoint();
         status.position = checkpoint === null ? 0 : Number(checkpoint);
         status.state = 'live';
         status.error = null;
         wakeWaiters();
-        await followBatches<AllBatch, never>(
+        const renewed = async (): Promise<'lost' | undefined> =>
+          options.lease && !(await options.lease.acquire()) ? 'lost' : undefined;
+        const outcome = await followBatches<AllBatch, 'lost'>(
           eventStore.subscribeToAll({
             fromPosition: status.position,
             filter: { eventTypes: documentEvents.types },
@@ -110,6 +126,7 @@ export function createVectorProjector(options: VectorProjectorOptions) {
           {
             idleMs: 1_000,
             async batch(batch) {
+              if ((await renewed()) === 'lost') return 'lost';
               if (batch.events.length > 0) await applyBatch(batch.events);
               if (batch.checkpoint !== status.position) await index.commit(String(batch.checkpoint));
               status.position = batch.checkpoint;
@@ -117,11 +134,11 @@ export function createVectorProjector(options: VectorProjectorOptions) {
               wakeWaiters();
               return undefined;
             },
-            async idle() {
-              return undefined;
-            },
+            idle: renewed,
           },
         );
+        if (outcome === 'lost')
+          log.warn({ collection: index.collection }, 'vector projection lease lost; standing by');
       } catch (error) {
         if (signal.aborted) break;
         failures += 1;
@@ -129,9 +146,10 @@ export function createVectorProjector(options: VectorProjectorOptions) {
         status.error = (error as Error).message;
         log.error({ err: error, collection: index.collection }, 'vector projection failed; retrying');
         wakeWaiters();
-        await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 250 * 2 ** failures)));
+        await pause(Math.min(30_000, 250 * 2 ** failures));
       }
     }
+    await options.lease?.release().catch(() => undefined);
     status.state = 'stopped';
     wakeWaiters();
   }

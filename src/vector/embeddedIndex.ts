@@ -19,7 +19,8 @@ interface Stored {
   vector: Float32Array;
 }
 
-type Sidecar = { checkpoint: string | null; bytes: number };
+/** `dimensions` is absent in sidecars written before it was recorded. */
+type Sidecar = { checkpoint: string | null; bytes: number; dimensions?: number };
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
@@ -43,6 +44,13 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
   const sidecar: Sidecar = existsSync(sidecarPath)
     ? (JSON.parse(readFileSync(sidecarPath, 'utf8')) as Sidecar)
     : { checkpoint: null, bytes: 0 };
+  // The log holds raw floats: read with another width, it would turn into other vectors.
+  if (sidecar.dimensions !== undefined && sidecar.dimensions !== dimensions) {
+    throw new VectorIndexError(
+      'dimension_mismatch',
+      `vector index ${collection} holds ${sidecar.dimensions} dimensions, not ${dimensions}`,
+    );
+  }
 
   const records = new Map<string, Stored>();
   const apply = (entry: LogEntry): void => {
@@ -122,6 +130,7 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
           `query has ${query.length} dimensions, not ${dimensions}`,
         );
       }
+      if (k <= 0) return [];
       const only = docIds ? new Set(docIds) : null;
       if (only || records.size < options.exactBelow) return exact(query, k, only);
       const found = (await graph()).search(query, k);
@@ -149,9 +158,13 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
         );
       }
       const temporary = `${sidecarPath}.partial`;
-      writeFileSync(temporary, JSON.stringify({ checkpoint, bytes: log.size } satisfies Sidecar), {
-        flush: true,
-      });
+      writeFileSync(
+        temporary,
+        JSON.stringify({ checkpoint, bytes: log.size, dimensions } satisfies Sidecar),
+        {
+          flush: true,
+        },
+      );
       renameSync(temporary, sidecarPath);
       sidecar.checkpoint = checkpoint;
       sidecar.bytes = log.size;

@@ -21,9 +21,9 @@ for (const [label, exactBelow] of [
 ] as const) {
   vectorIndexContract(`embedded (${label})`, () => ({
     open: async (collection, dimensions) => open(collection, dimensions, exactBelow),
-    async reopen(index: VectorIndex) {
+    async reopen(index: VectorIndex, dimensions = index.dimensions) {
       await index.close();
-      return open(index.collection, index.dimensions, exactBelow);
+      return open(index.collection, dimensions, exactBelow);
     },
   }));
 }
