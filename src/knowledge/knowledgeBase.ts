@@ -55,7 +55,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const documents = createDocumentCommands({ eventStore, clock: options.clock });
   const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
-  const collection = collectionName(embedder.name, VECTOR_INDEX_VERSION);
+  const collection = collectionName(embedder.space, VECTOR_INDEX_VERSION);
   let index: VectorIndex | null = null;
   const vectorIndex = (): VectorIndex =>
     (index ??= openEmbeddedIndex({
