@@ -16,7 +16,7 @@ export const NOT_FOUND_ANSWER = 'I could not find this in the documents.';
  * most of the question's word stems (rarer stems weigh more), each with its source number, in source
  * order. It invents nothing, and says so when no sentence is relevant.
  */
-function answer({ messages }: ChatRequest): ChatCompletion {
+function answer({ messages, maxTokens }: ChatRequest): ChatCompletion {
   const input = messages.map((message) => message.content).join('\n');
   const last = [...messages].reverse().find((message) => message.role === 'user');
   const grounded = last ? parseGroundedMessage(last.content) : null;
@@ -53,9 +53,22 @@ function answer({ messages }: ChatRequest): ChatCompletion {
     if (scored.length > 0)
       content = scored.map((sentence) => `${sentence.text} [${sentence.source + 1}]`).join(' ');
   }
-  const usage: TokenUsage = { input: countTokens(input), output: countTokens(content), total: 0 };
+  const cut = maxTokens === undefined ? content : withinTokens(content, maxTokens);
+  const usage: TokenUsage = { input: countTokens(input), output: countTokens(cut), total: 0 };
   usage.total = usage.input + usage.output;
-  return { content, toolCalls: [], usage, finishReason: 'stop' };
+  return { content: cut, toolCalls: [], usage, finishReason: cut === content ? 'stop' : 'length' };
+}
+
+/** The longest run of `text`'s opening words within `maxTokens` (by the local estimate), as a model stops. */
+function withinTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  const pieces = text.split(/(?<=\s)/);
+  let kept = '';
+  for (const piece of pieces) {
+    if (countTokens(kept + piece) > maxTokens) break;
+    kept += piece;
+  }
+  return kept.trimEnd();
 }
 
 /** It calls no tools (as a model may choose) but cannot be made to, nor to follow a JSON schema. */

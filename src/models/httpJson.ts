@@ -1,4 +1,4 @@
-import { codeForStatus, ModelError, parseRetryAfter } from './modelError.js';
+import { codeForStatus, ModelError, parseRetryAfter, rootCause } from './modelError.js';
 
 /** Longest part of an error body quoted in a message. */
 const QUOTED = 300;
@@ -62,8 +62,7 @@ export async function postJson(
 export function translateFetchError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
   if (error instanceof TypeError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new ModelError('unavailable', `no connection (${error.message}${cause})`, { cause: error });
+    return new ModelError('unavailable', `no connection (${rootCause(error)})`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('bad_response', `unreadable answer: ${message}`, { cause: error });

@@ -80,3 +80,10 @@ export function parseRetryAfter(
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
+
+/** The innermost cause's words, for connection errors wrapped several times over (`fetch failed` → `ECONNREFUSED 127.0.0.1:9`). */
+export function rootCause(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}

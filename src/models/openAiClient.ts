@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { codeForStatus, ModelError, parseRetryAfter } from './modelError.js';
+import { codeForStatus, ModelError, parseRetryAfter, rootCause } from './modelError.js';
 import type { RemoteCaller } from './remoteCall.js';
 
 export interface OpenAiEndpoint {
@@ -31,8 +31,7 @@ export function translateOpenAiError(error: unknown): ModelError {
   }
   if (error instanceof APIUserAbortError) return new ModelError('aborted', 'aborted', { cause: error });
   if (error instanceof APIConnectionError) {
-    const reason = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return new ModelError('unavailable', `no connection (${error.message}${reason})`, { cause: error });
+    return new ModelError('unavailable', `no connection (${rootCause(error)})`, { cause: error });
   }
   if (error instanceof APIError && typeof error.status === 'number') {
     const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : null;

