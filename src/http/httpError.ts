@@ -6,6 +6,7 @@ import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
 import { ReadStoreUnavailableError } from '../readStore/readStore.js';
 import { VectorIndexError } from '../vector/vectorIndex.js';
 import { PoolBusyError } from '../parsing/worker/parsePool.js';
+import { ModelError } from '../models/modelError.js';
 
 export interface ValidationIssue {
   location: 'path' | 'query' | 'body' | 'header';
@@ -81,6 +82,7 @@ export function toHttpError(error: unknown): HttpError {
       'Retry-After': '5',
     });
   }
+  if (error instanceof ModelError && error.code !== 'aborted') return modelHttpError(error);
   const candidate = (typeof error === 'object' && error !== null ? error : {}) as LibraryHttpError;
   const status = Number(candidate.status ?? candidate.statusCode ?? candidate.httpCode);
   if (Number.isInteger(status) && status >= 400 && status < 500) {
@@ -100,4 +102,25 @@ export function toHttpError(error: unknown): HttpError {
   if (status === 501)
     return new HttpError(501, 'not_implemented', String(candidate.message ?? 'Not implemented'));
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
+}
+
+/**
+ * A model server's failure is not the client's: 503 while it may recover (rate limit, outage,
+ * timeout), 502 when it answered unusably or refused us (its message, which may quote keys or
+ * prompts, stays in the log). Its own status is never passed on: an upstream 401 is not the client's.
+ */
+function modelHttpError(error: ModelError): HttpError {
+  if (error.code === 'unsupported') return new HttpError(501, 'not_implemented', error.message);
+  if (error.retryable || error.code === 'timeout') {
+    return new HttpError(
+      503,
+      'model_unavailable',
+      `A model did not answer (${error.code}); retry later`,
+      [],
+      {
+        'Retry-After': String(Math.max(1, Math.ceil((error.retryAfterMs ?? 5_000) / 1000))),
+      },
+    );
+  }
+  return new HttpError(502, 'model_error', `A model failed (${error.code}); see the server log`);
 }

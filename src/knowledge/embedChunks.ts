@@ -18,7 +18,7 @@ export async function embedWithCache(
   signal?: AbortSignal,
 ): Promise<Map<string, Float32Array>> {
   const unique = new Map(items.map((item) => [item.hash, item.text]));
-  const vectors = await cache.get(embedder.name, [...unique.keys()]);
+  const vectors = await cache.get(embedder.space, [...unique.keys()]);
   const missing = [...unique].filter(([hash]) => !vectors.has(hash));
   const batch = Math.max(1, embedder.maxBatch);
   for (let start = 0; start < missing.length; start += batch) {
@@ -28,7 +28,7 @@ export async function embedWithCache(
       { kind: 'passage', ...(signal ? { signal } : {}) },
     );
     const entries = slice.map(([hash], index) => ({ hash, vector: computed[index]! }));
-    await cache.put(embedder.name, entries);
+    await cache.put(embedder.space, entries);
     for (const { hash, vector } of entries) vectors.set(hash, vector);
   }
   return vectors;

@@ -3,10 +3,10 @@ import type { Caller, Clock } from '../commands/context.js';
 import { metadataFor } from '../commands/context.js';
 import { createDocumentCommands } from '../commands/documentCommands.js';
 import type { EventStore } from '../eventStore/eventStore.js';
-import type { ComponentHealth } from '../health.js';
 import type { Logger } from '../log.js';
 import type { ChatModel } from '../models/chatModel.js';
-import type { Embedder } from '../models/embedder.js';
+import type { Embedder, ModelProbe } from '../models/embedder.js';
+import type { Reranker } from '../models/reranker.js';
 import type { ParsePool } from '../parsing/worker/parsePool.js';
 import { CHUNKS, KNOWLEDGE, type ChunkView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
@@ -25,7 +25,7 @@ import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
-import { createSearch, type Rerank } from './search.js';
+import { createSearch } from './search.js';
 import { createVectorProjector } from './vectorProjector.js';
 
 /** Raise when what the vector projection stores changes: a new collection is built beside the old. */
@@ -46,7 +46,8 @@ export interface KnowledgeBaseOptions {
   parser: ParsePool;
   embedder: Embedder;
   chatModel: ChatModel;
-  rerank: Rerank | null;
+  /** Null: search keeps the fused order. */
+  reranker: Reranker | null;
   scrape: ScrapeLimits;
   clock: Clock;
   newId(): string;
@@ -62,7 +63,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const documents = createDocumentCommands({ eventStore, clock: options.clock });
   const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
-  const collection = collectionName(embedder.name, VECTOR_INDEX_VERSION);
+  const collection = collectionName(embedder.space, VECTOR_INDEX_VERSION);
   const milvus = options.milvus ?? null;
   let index: VectorIndex | null = null;
   const vectorIndex = (): VectorIndex =>
@@ -93,7 +94,15 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     newId: options.newId,
     metadata: (caller: Caller) => metadataFor(caller, options.clock),
   });
-  const search = createSearch({ embedder, index: vectorIndex, readModels, rerank: options.rerank });
+  const { reranker } = options;
+  const search = createSearch({
+    embedder,
+    index: vectorIndex,
+    readModels,
+    rerank: reranker
+      ? (query, passages, signal) => reranker.rerank(query, passages, signal ? { signal } : {})
+      : null,
+  });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
   let projector: ReturnType<typeof createVectorProjector> | null = null;
   const vectorProjector = () =>
@@ -134,6 +143,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     reactors,
     embedder,
     chatModel: options.chatModel,
+    reranker,
     collection,
     vectorIndex,
     /** Where vectors are kept: the embedded index's folder, or the Milvus URL without credentials. */
@@ -154,26 +164,34 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
           ? projector.waitFor(position, timeoutMs)
           : Promise.resolve(true),
     vectorStatus: () => projector?.status() ?? null,
-    async health(): Promise<Array<Omit<ComponentHealth, 'required'>>> {
-      const status = projector?.status();
-      const stored = await vectorIndex().health();
-      const vectorHealth = {
-        name: 'vector_store',
-        healthy: stored.healthy && status?.state !== 'failed',
-        reason: status?.state === 'failed' ? `vector projection failed: ${status.error}` : stored.reason,
-      };
-      const [embedderProbe, llmProbe] = await Promise.all([embedder.probe(), options.chatModel.probe()]);
-      return [
-        { name: 'embedder', ...embedderProbe, reason: embedderProbe.reason ?? embedder.name },
-        { name: 'llm', ...llmProbe, reason: llmProbe.reason ?? options.chatModel.name },
-        vectorHealth,
-      ];
+    /** Readiness of each model and of the vector index: the models' own (cached) probes. */
+    health: {
+      embedder: () => withName(embedder.probe(), embedder.name),
+      llm: () => withName(options.chatModel.probe(), options.chatModel.name),
+      reranker: async (): Promise<ModelProbe> =>
+        reranker
+          ? withName(reranker.probe(), reranker.name)
+          : { healthy: false, reason: 'off (RERANKER=off)' },
+      async vector_store(): Promise<ModelProbe> {
+        const status = projector?.status();
+        const stored = await vectorIndex().health();
+        return {
+          healthy: stored.healthy && status?.state !== 'failed',
+          reason: status?.state === 'failed' ? `vector projection failed: ${status.error}` : stored.reason,
+        };
+      },
     },
     async stop(): Promise<void> {
       await projector?.stop();
       await index?.close();
     },
   };
+}
+
+/** A healthy probe without a reason reports the model's name. */
+async function withName(probe: Promise<ModelProbe>, name: string): Promise<ModelProbe> {
+  const result = await probe;
+  return { healthy: result.healthy, reason: result.reason ?? name };
 }
 
 export type KnowledgeBase = ReturnType<typeof createKnowledgeBase>;

@@ -27,7 +27,7 @@ export interface SearchTiming {
 }
 
 /** Scores passages for a query, higher is better (one score per passage, in order). */
-export type Rerank = (query: string, passages: readonly string[]) => Promise<number[]>;
+export type Rerank = (query: string, passages: readonly string[], signal?: AbortSignal) => Promise<number[]>;
 
 export interface SearchDeps {
   embedder: Embedder;
@@ -95,6 +95,7 @@ export function createSearch(deps: SearchDeps) {
       const scores = await deps.rerank(
         request.query,
         scored.map(({ chunk }) => chunk.text),
+        request.signal,
       );
       scored = scored
         .map((entry, at) => ({ ...entry, score: scores[at] ?? 0 }))

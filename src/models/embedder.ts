@@ -10,8 +10,14 @@ export interface ModelProbe {
  * want a prefix or an input type): say which.
  */
 export interface Embedder {
-  /** Honest and stable: the model id (remote) or the local method; it keys cached vectors. */
+  /** Honest: the model id (remote) or the local method, as `/health/stats` reports it. */
   readonly name: string;
+  /**
+   * Which vectors are comparable: the embedding cache and the vector collection are keyed by it, so
+   * a change of model, dimensions or query/passage convention builds a new collection beside the
+   * old one instead of mixing vectors. Letters, digits, `-` and `_`, at most 40 characters.
+   */
+  readonly space: string;
   readonly dimensions: number;
   /** Most texts per `embed` call the model takes; callers split larger batches. */
   readonly maxBatch: number;

@@ -67,6 +67,7 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
 
   return {
     name,
+    space: name,
     dimensions,
     maxBatch: 256,
     async embed(texts, { signal }) {

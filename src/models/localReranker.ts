@@ -1,4 +1,5 @@
 import { stems } from './localEmbedder.js';
+import type { Reranker } from './reranker.js';
 
 /** Words apart within which query terms count as near each other. */
 const WINDOW = 8;
@@ -9,10 +10,13 @@ const WINDOW = 8;
  * weights exist for a cross-encoder here; an honest heuristic that rewards passages answering the
  * whole question over those repeating one of its words.
  */
-export function createLocalReranker() {
+export function createLocalReranker(): Reranker {
   return {
     name: 'local-term-proximity',
-    async rerank(query: string, passages: readonly string[]): Promise<number[]> {
+    async probe() {
+      return { healthy: true, reason: null };
+    },
+    async rerank(query, passages) {
       const asked = [...new Set(stems(query))];
       if (asked.length === 0) return passages.map(() => 0);
       const tokenLists = passages.map((passage) => stems(passage));

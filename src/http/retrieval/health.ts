@@ -11,8 +11,8 @@ import { dateTime, errorSchema } from './schemas.js';
 
 export interface HealthDeps {
   version: string;
-  config: Pick<Config, 'apiKeys' | 'rerankerEnabled'>;
-  knowledge: Pick<KnowledgeBase, 'collection' | 'vectorPath' | 'embedder' | 'chatModel'>;
+  config: Pick<Config, 'apiKeys'>;
+  knowledge: Pick<KnowledgeBase, 'collection' | 'vectorPath' | 'embedder' | 'chatModel' | 'reranker'>;
   health(): Promise<ComponentHealth[]>;
   projectionProgress(): Promise<ProjectionProgress>;
   projections: Pick<ProjectionEngine, 'status'>;
@@ -115,6 +115,7 @@ export function healthRoutes(deps: HealthDeps) {
               'embedding_model',
               'llm_model',
               'reranker_enabled',
+              'reranker_model',
               'api_auth_enabled',
               'head_position',
               'projections_state',
@@ -133,9 +134,20 @@ export function healthRoutes(deps: HealthDeps) {
                 type: 'string',
                 description: 'Vector collection: one per embedding model and index version',
               },
-              embedding_model: { type: 'string' },
-              llm_model: { type: 'string' },
+              embedding_model: {
+                type: 'string',
+                description:
+                  'The embedding model id, or local-hashed-ngrams-<dimensions> (the local default)',
+              },
+              llm_model: {
+                type: 'string',
+                description: 'The chat model id, or local-extractive (the local default)',
+              },
               reranker_enabled: { type: 'boolean' },
+              reranker_model: {
+                type: ['string', 'null'],
+                description: 'The reranker model id, local-term-proximity, or null when reranking is off',
+              },
               api_auth_enabled: { type: 'boolean' },
               projections_state: {
                 type: 'string',
@@ -180,7 +192,8 @@ export function healthRoutes(deps: HealthDeps) {
             collection_name: deps.knowledge.collection,
             embedding_model: deps.knowledge.embedder.name,
             llm_model: deps.knowledge.chatModel.name,
-            reranker_enabled: deps.config.rerankerEnabled,
+            reranker_enabled: deps.knowledge.reranker !== null,
+            reranker_model: deps.knowledge.reranker?.name ?? null,
             api_auth_enabled: deps.config.apiKeys.length > 0,
             head_position: progress.head,
             projections_state: progress.state,

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import type { ChatRequest, ChatStreamEvent } from '../../src/models/chatModel.js';
+import { createExtractiveChatModel, NOT_FOUND_ANSWER } from '../../src/models/extractiveChatModel.js';
+import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../../src/models/groundedPrompt.js';
+import { ModelError } from '../../src/models/modelError.js';
+import { expectRejection } from '../support/expectRejection.js';
+
+const question: ChatRequest = {
+  messages: [
+    { role: 'system', content: GROUNDED_SYSTEM_PROMPT },
+    {
+      role: 'user',
+      content: groundedUserMessage('When does the library open on Saturdays?', [
+        { title: 'Parking', text: 'The car park closes at midnight. Bicycles go in the courtyard.' },
+        { title: 'Opening hours', text: 'On Saturdays the library opens at 10:00. It closes at 16:00.' },
+      ]),
+    },
+  ],
+};
+
+describe('local extractive chat model', () => {
+  const model = createExtractiveChatModel();
+
+  it('answers by quoting the relevant source sentence with its number', async () => {
+    const completion = await model.complete(question);
+    expect(completion.content).to.equal('On Saturdays the library opens at 10:00. [2]');
+    expect(completion).to.include({ finishReason: 'stop' });
+    expect(completion.toolCalls).to.deep.equal([]);
+    expect(completion.usage.total).to.equal(completion.usage.input + completion.usage.output);
+  });
+
+  it('says so when no source is relevant', async () => {
+    const completion = await model.complete({ messages: [{ role: 'user', content: 'Hello?' }] });
+    expect(completion.content).to.equal(NOT_FOUND_ANSWER);
+  });
+
+  it('streams the same answer in pieces, then the completion', async () => {
+    const events: ChatStreamEvent[] = [];
+    for await (const event of model.stream(question)) events.push(event);
+    const deltas = events.filter((event) => event.type === 'delta');
+    expect(deltas.length).to.be.greaterThan(3);
+    expect(deltas.map((event) => event.content).join('')).to.equal(
+      'On Saturdays the library opens at 10:00. [2]',
+    );
+    expect(events.at(-1)).to.deep.equal({ type: 'done', completion: await model.complete(question) });
+  });
+
+  it('refuses what it cannot do rather than pretend: JSON schemas and forced tool calls', async () => {
+    const schema = { name: 'answer', schema: { type: 'object' } };
+    const json = await expectRejection(model.complete({ ...question, responseFormat: schema }), ModelError);
+    expect(json.code).to.equal('unsupported');
+    const forced = await expectRejection(
+      model.complete({
+        ...question,
+        tools: [{ name: 'search', description: 'Search', parameters: { type: 'object' } }],
+        toolChoice: 'required',
+      }),
+      ModelError,
+    );
+    expect(forced.code).to.equal('unsupported');
+    // With tools on offer but not forced, it answers without calling one, as a model may.
+    const offered = await model.complete({
+      ...question,
+      tools: [{ name: 'search', description: 'Search', parameters: { type: 'object' } }],
+    });
+    expect(offered.toolCalls).to.deep.equal([]);
+  });
+
+  it('stops streaming when aborted', async () => {
+    const controller = new AbortController();
+    const events: ChatStreamEvent[] = [];
+    let error: unknown = null;
+    try {
+      for await (const event of model.stream({ ...question, signal: controller.signal })) {
+        events.push(event);
+        controller.abort();
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    expect(events).to.have.length(1);
+    expect((error as Error).name).to.equal('AbortError');
+  });
+});
