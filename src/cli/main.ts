@@ -5,7 +5,7 @@ import { DataDirLockedError } from '../dataDirLock.js';
 import { createLogger, type Logger } from '../log.js';
 import { rolesFor, runProcess } from '../process.js';
 import { checkAll } from '../health.js';
-import type { RecordedEvent } from '../eventStore/eventStore.js';
+import { eventFeed } from '../eventStore/eventFeed.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 import { PortInUseError } from '../server.js';
 
@@ -133,40 +133,27 @@ async function printEvents(
   options: { from?: string | undefined; limit?: string | undefined; follow?: boolean | undefined },
 ): Promise<number> {
   const from = positiveInteger(options.from, 'from');
-  let left = positiveInteger(options.limit, 'limit') ?? Number.POSITIVE_INFINITY;
+  const limit = positiveInteger(options.limit, 'limit') ?? Number.POSITIVE_INFINITY;
   return withTools(config, async ({ eventStore }) => {
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort());
-    const signal = controller.signal;
-    const head = stream ? (await eventStore.streamInfo(stream)).version : await eventStore.headPosition();
-    let seenUpTo = stream ? (from ?? 1) - 1 : (from ?? 0);
-    if (!options.follow && seenUpTo >= head) return 0;
-    // Batches of events, each with how far it reached (a version in a stream, a position in the log).
-    const batches: AsyncIterable<{ events: RecordedEvent[]; reached: number }> = stream
-      ? mapBatches(eventStore.subscribeToStream(stream, { fromVersion: from ?? 1, signal }), (events) => ({
-          events,
-          reached: events.at(-1)?.streamVersion ?? 0,
-        }))
-      : mapBatches(eventStore.subscribeToAll({ fromPosition: from ?? 0, signal }), (batch) => ({
-          events: batch.events,
-          reached: batch.checkpoint,
-        }));
-    for await (const batch of batches) {
-      for (const event of batch.events) {
-        if (left <= 0) break;
+    // For one stream --from names the first version to print; for the log, the position after which to start.
+    const feed = eventFeed(eventStore, {
+      ...(stream === undefined ? { from: from ?? 0 } : { stream, from: (from ?? 1) - 1 }),
+      follow: options.follow ?? false,
+      signal: controller.signal,
+    });
+    let printed = 0;
+    if (limit > 0) {
+      for await (const { event } of feed) {
         process.stdout.write(`${JSON.stringify(event)}\n`);
-        left -= 1;
+        printed += 1;
+        if (printed >= limit) break;
       }
-      seenUpTo = batch.reached;
-      if (left <= 0 || (!options.follow && seenUpTo >= head)) break;
     }
     controller.abort();
     return 0;
   });
-}
-
-async function* mapBatches<A, B>(source: AsyncIterable<A>, map: (batch: A) => B): AsyncGenerator<B> {
-  for await (const batch of source) yield map(batch);
 }
 
 async function rebuild(config: Config, name: string | undefined): Promise<number> {

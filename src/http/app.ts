@@ -14,6 +14,7 @@ import { uploadRoutes } from './retrieval/upload.js';
 import { buildOpenApi } from './openapi.js';
 import { requestContext } from './requestContext.js';
 import type { Route } from './route.js';
+import { eventRoutes } from './retrieval/events.js';
 import { healthRoutes } from './retrieval/health.js';
 import { errorSchema } from './retrieval/schemas.js';
 import { parseRoutes } from './retrieval/parse.js';
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       eventStore: deps.eventStore,
     }),
     ...parseRoutes({ parser: deps.parser, maxUploadBytes: deps.config.maxUploadBytes }),
+    ...eventRoutes({ eventStore: deps.eventStore }),
     ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
     ...documentRoutes({ documents: deps.knowledge.documents, readModels: deps.readModels }),
     ...scrapeRoutes({ tasks: deps.tasks, eventStore: deps.eventStore }),

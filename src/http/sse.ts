@@ -6,6 +6,11 @@ import { type HttpError, toHttpError } from './httpError.js';
 export interface SseStream {
   /** Writes one event; `data` is serialised as JSON on one line. */
   send(event: { data: unknown; event?: string; id?: string | number }): void;
+  /**
+   * Resolves when the client has taken what was sent (at once when little is buffered), or the
+   * stream ended: a producer that can outrun its client (a replay of the whole log) awaits it.
+   */
+  drained(): Promise<void>;
   /** Ends the stream. */
   close(): void;
 }
@@ -42,6 +47,18 @@ export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000)
       if (event) frame += `event: ${event}\n`;
       frame += `data: ${JSON.stringify(data)}\n\n`;
       stream.write(frame);
+    },
+    drained() {
+      if (stream.writableEnded || !stream.writableNeedDrain) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = (): void => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('close', done);
+      });
     },
     close,
   };

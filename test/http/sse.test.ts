@@ -10,6 +10,7 @@ function recordingStream() {
   const ended = new Promise<void>((resolve) => (closed = resolve));
   const stream: SseStream = {
     send: ({ data, event }) => void sent.push({ data, event }),
+    drained: () => Promise.resolve(),
     close: () => closed(),
   };
   return { stream, sent, ended };
