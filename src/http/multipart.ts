@@ -1,6 +1,6 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import formidable, { multipart, type File, type Part } from 'formidable';
+import type { Fields, File, Files, Part } from 'formidable';
 import type { Middleware } from 'koa';
 import { HttpError } from './httpError.js';
 import type { UploadedFile } from './route.js';
@@ -30,6 +30,8 @@ export function cleanFileName(name: string): string {
   const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
   return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
 }
+
+const loadFormidable = () => import('formidable');
 
 /** What a multipart body held: its text fields (each as the list of values sent) and its files. */
 export interface MultipartBody {
@@ -64,8 +66,11 @@ function asHttpError(error: unknown, limits: MultipartLimits): HttpError {
  */
 export function multipartBody(limits: MultipartLimits): Middleware {
   let dirReady: Promise<unknown> | null = null;
+  // Loaded with the first upload: formidable and its id generator cost start-up time otherwise.
+  let library: ReturnType<typeof loadFormidable> | null = null;
   return async (ctx, next) => {
     await (dirReady ??= mkdir(limits.uploadDir, { recursive: true }));
+    const { default: formidable, multipart } = await (library ??= loadFormidable());
     const form = formidable({
       uploadDir: limits.uploadDir,
       maxFiles: limits.maxFiles,
@@ -96,7 +101,7 @@ export function multipartBody(limits: MultipartLimits): Middleware {
     const alive = (): void => void stall.refresh();
     request.on('data', alive);
     try {
-      let parsed: [formidable.Fields, formidable.Files];
+      let parsed: [Fields, Files];
       try {
         parsed = await form.parse(request);
       } catch (error) {
