@@ -6,7 +6,10 @@ import { ConcurrencyError } from './commandHandler.js';
 /** Claims made in a row before giving up: each failed one means the key changed hands meanwhile. */
 const MAX_ATTEMPTS = 8;
 
-export type ReservationOutcome = { reserved: true } | { reserved: false; holder: string };
+export type ReservationOutcome =
+  | { reserved: true }
+  /** `since`: when the holder claimed the key (its claim's `metadata.now`). */
+  | { reserved: false; holder: string; since: string };
 
 /**
  * Claims a unique key (a source path, a URL, a content hash) for `holder` by appending
@@ -24,7 +27,9 @@ export async function reserve(
   const stream = reservationStream(kind, key);
   for (let attempt = 1; ; attempt += 1) {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    if (last?.type === 'KeyReserved') return { reserved: false, holder: String(last.data['holder'] ?? '') };
+    if (last?.type === 'KeyReserved') {
+      return { reserved: false, holder: String(last.data['holder'] ?? ''), since: last.metadata.now };
+    }
     try {
       await store.append(stream, [{ type: 'KeyReserved', data: { kind, key, holder }, metadata }], {
         expectedVersion: last ? last.streamVersion : 'no_stream',

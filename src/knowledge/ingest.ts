@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Caller } from '../commands/context.js';
+import { purgeRecordStream } from '../commands/aggregate.js';
+import type { Caller, Clock } from '../commands/context.js';
 import type { DocumentCommands } from '../commands/documentCommands.js';
 import { release, reserve } from '../commands/reservation.js';
 import type { ChunkInput } from '../domain/document/commands.js';
+import { documentStream } from '../domain/document/events.js';
 import type { Reservation, SourceKind } from '../domain/document/events.js';
 import type { Metadata } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
@@ -52,6 +54,15 @@ export interface IngestDeps {
   maxInputBytes: number;
   newId(): string;
   metadata(caller: Caller): Metadata;
+  clock: Clock;
+  /**
+   * A claim on a source or content whose document neither exists nor was deleted belongs to an
+   * ingestion still running — or to one whose process died. Younger than this, it is waited for;
+   * older, it is taken over (default 15 min: longer than any ingestion's parse and embedding).
+   */
+  abandonedClaimMs?: number;
+  /** Waits between looks at a claim held by a running ingestion (tests shorten it). */
+  claimPollMs?: number;
 }
 
 export const SOURCE_RESERVATION = 'doc_source';
@@ -104,6 +115,25 @@ function duplicateOutcome(
   };
 }
 
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+    };
+    const stop = (): void => {
+      done();
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
 function chunkInputs(result: SectionsResult): ChunkInput[] {
   const documentLanguage = result.document.metadata.language ?? 'unknown';
   return result.chunks
@@ -147,28 +177,40 @@ export function createIngestor(deps: IngestDeps) {
     return result;
   }
 
-  /** The live document holding a reservation, or null when the holder is gone (a stale claim). */
-  async function holderDocument(docId: string): Promise<{ docId: string; title: string } | null> {
-    const state = await deps.documents.state(docId);
-    return state.status === 'active' ? { docId, title: state.title } : null;
+  const abandonedClaimMs = deps.abandonedClaimMs ?? 15 * 60_000;
+  const claimPollMs = deps.claimPollMs ?? 100;
+
+  /** Whether the document holding a claim was deleted (its release may still be on its way). */
+  async function wasDeleted(docId: string): Promise<boolean> {
+    return (await deps.eventStore.streamInfo(purgeRecordStream(documentStream(docId)))).version > 0;
   }
 
   /**
-   * Claims `key` for `docId`. Answers the live document holding it instead when there is one; a
-   * claim left by a deleted document (its release still on its way) is released and taken.
+   * Claims `key` for `docId`, or answers the live document holding it. A claim whose document is
+   * still being ingested (by a concurrent upload of the same thing) is waited for: it ends as that
+   * document, or is released when that ingestion fails. A claim left by a deleted document, or by an
+   * ingestion that died long ago, is released and taken.
    */
   async function claim(
     kind: string,
     key: string,
     docId: string,
     metadata: Metadata,
+    signal: AbortSignal,
   ): Promise<{ claimed: true } | { claimed: false; holder: { docId: string; title: string } }> {
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    for (let takeovers = 0; takeovers < 3;) {
       const outcome = await reserve(deps.eventStore, kind, key, docId, metadata);
       if (outcome.reserved || outcome.holder === docId) return { claimed: true };
-      const holder = await holderDocument(outcome.holder);
-      if (holder) return { claimed: false, holder };
-      await release(deps.eventStore, kind, key, metadata);
+      const state = await deps.documents.state(outcome.holder);
+      if (state.status === 'active')
+        return { claimed: false, holder: { docId: outcome.holder, title: state.title } };
+      const age = deps.clock().getTime() - Date.parse(outcome.since);
+      if ((await wasDeleted(outcome.holder)) || !(age < abandonedClaimMs)) {
+        await release(deps.eventStore, kind, key, metadata);
+        takeovers += 1;
+        continue;
+      }
+      await abortableSleep(claimPollMs, signal);
     }
     throw new Error(`could not claim ${kind} ${key}: it keeps changing hands`);
   }
@@ -205,7 +247,7 @@ export function createIngestor(deps: IngestDeps) {
 
     // One document per source: the same path or URL again is a duplicate, or its re-ingestion.
     const candidateId = deps.newId();
-    const source = await claim(SOURCE_RESERVATION, sourceKey, candidateId, metadata);
+    const source = await claim(SOURCE_RESERVATION, sourceKey, candidateId, metadata, input.signal);
     let docId = candidateId;
     let replace = false;
     if (!source.claimed) {
@@ -214,7 +256,7 @@ export function createIngestor(deps: IngestDeps) {
       replace = true;
     }
     const reservations: Reservation[] = [{ kind: SOURCE_RESERVATION, key: sourceKey }];
-    const content = await claim(CONTENT_RESERVATION, contentHash, docId, metadata);
+    const content = await claim(CONTENT_RESERVATION, contentHash, docId, metadata, input.signal);
     if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentHash });
     else if (input.skipDuplicates) {
       if (!replace) await release(deps.eventStore, SOURCE_RESERVATION, sourceKey, metadata);

@@ -93,6 +93,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     maxInputBytes: options.maxUploadBytes,
     newId: options.newId,
     metadata: (caller: Caller) => metadataFor(caller, options.clock),
+    clock: options.clock,
   });
   const { reranker } = options;
   const search = createSearch({

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { reserve } from '../../src/commands/reservation.js';
+import { SOURCE_RESERVATION } from '../../src/knowledge/ingest.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'documents', 'text');
@@ -129,11 +132,31 @@ describe('knowledge base over HTTP', () => {
     expect(list.body.total).to.equal(1);
   });
 
-  it('makes one document of two concurrent uploads of the same file', async () => {
+  it('makes one document of concurrent uploads of the same file: the others wait for it and are its duplicates', async () => {
     const bytes = await fixture('report.txt');
-    const results = await Promise.all([upload('report.txt', bytes), upload('report.txt', bytes)]);
-    expect(results.map((result) => result['is_duplicate']).sort()).to.deep.equal([false, true]);
+    const results = await Promise.all(Array.from({ length: 6 }, () => upload('report.txt', bytes)));
+    const stored = results.filter((result) => result['is_duplicate'] === false);
+    expect(stored).to.have.lengthOf(1);
+    expect(stored[0]).to.include({ success: true });
+    for (const duplicate of results.filter((result) => result['is_duplicate'] === true)) {
+      expect(duplicate).to.include({
+        duplicate_type: 'filepath',
+        existing_doc_id: stored[0]!['doc_id'],
+        existing_doc_title: stored[0]!['title'],
+      });
+    }
     expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(1);
+  });
+
+  it('takes over a claim on a path left by an ingestion that died long ago', async () => {
+    const source = createHash('sha256').update('uploaded/orphan.txt').digest('hex');
+    await reserve(app.runtime.eventStore, SOURCE_RESERVATION, source, 'document-of-a-dead-worker', {
+      now: '2020-01-01T00:00:00.000Z',
+      actorId: 'worker-killed-mid-ingestion',
+      correlationId: 'c',
+    });
+    const result = await upload('orphan.txt', await fixture('report.txt'));
+    expect(result).to.include({ success: true, is_duplicate: false });
   });
 
   it('reports an unsupported or broken file with success false and stores nothing', async () => {

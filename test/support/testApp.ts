@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createApp, type AppOptions } from '../../src/http/app.js';
-import { silentLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { listen, type RunningServer } from '../../src/server.js';
 import type { JobType } from '../../src/workers/jobs.js';
@@ -36,7 +36,9 @@ export async function startTestApp(
     TASK_HEARTBEAT_MS: '100',
     ...options.env,
   });
-  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, jobs: options.jobs ?? [] });
+  // Errors only, so an unexpected 500 in a test says why (TEST_LOG_LEVEL=debug for everything).
+  const log = options.log ?? createLogger({ level: process.env['TEST_LOG_LEVEL'] ?? 'error' });
+  const runtime = await createRuntime(config, { log, jobs: options.jobs ?? [] });
   await runtime.start();
   const app = createApp(runtime, options.app);
   // Every response is checked against the OpenAPI document the app itself publishes.

@@ -28,6 +28,15 @@ export const errorResponses = {
   503: { description: 'A store the request needs is unavailable; retry later', schema: errorSchema },
 } as const;
 
+/** For routes that call a remote model (the embedder, the chat model, the reranker). */
+export const modelErrorResponses = {
+  502: { description: 'The configured model refused the request or answered unusably', schema: errorSchema },
+  503: {
+    description: 'The configured model or a store is unavailable; retry later (Retry-After)',
+    schema: errorSchema,
+  },
+} as const;
+
 export const nullableString = { type: ['string', 'null'] } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;

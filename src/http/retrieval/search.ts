@@ -1,7 +1,7 @@
 import type { Answerer } from '../../knowledge/answer.js';
 import type { Search, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, modelErrorResponses } from './schemas.js';
 
 export interface SearchRouteDeps {
   search: Search;
@@ -89,6 +89,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           },
         },
         ...errorResponses,
+        ...modelErrorResponses,
       },
       async handle({ body, signal }) {
         const { hits } = await deps.search({
@@ -182,6 +183,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           },
         },
         ...errorResponses,
+        ...modelErrorResponses,
       },
       async handle({ body, signal }) {
         const answer = await deps.answer({
