@@ -1,9 +1,13 @@
 /**
- * Start-up with 1,000,000 events in the log: from spawning the compiled server (what `npm start`
- * runs) to `/api/v1/health/ready` answering with the event store, read store, bus and projections
- * healthy (projections caught up to the head). Start-up reads checkpoints; it replays nothing.
+ * Start-up: from spawning the compiled server (what `npm start` runs) to `/api/v1/health/ready`
+ * answering with the event store, read store, bus and projections healthy (projections caught up to
+ * the head), with an empty data folder and with 1,000,000 events in the log (start-up reads
+ * checkpoints; it replays nothing). Beside it, in the same run, the reference: a bare Node HTTP
+ * server's start to its first answer, so the figure can be read on any machine as a ratio. Each run
+ * also reports the server's own account of where the time went (its `startupMs` log field: Node
+ * and the modules, the stores, the roles, HTTP).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,9 +20,39 @@ const TASKS = 10_000;
 const PORT = 18_700 + Math.floor(Math.random() * 200);
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
 const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+const RUNS = 5;
 
 console.log(`machine: ${machine()}`);
 build();
+
+/** The reference: Node starting a bare HTTP server, to its first answer. */
+async function referenceOnce(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['-e', `require('http').createServer((q, s) => s.end('{}')).listen(${PORT}, '127.0.0.1')`],
+    { stdio: 'ignore' },
+  );
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${PORT}/`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const ms = performance.now() - started;
+  await stopChild(child);
+  return ms;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
 const store = createSqliteEventStore({ path: join(dataDir, 'events.db') });
 const metadata = { now: new Date().toISOString(), actorId: 'bench', correlationId: 'bench' };
 for (let i = 0; i < TASKS; i += 1) {
@@ -52,11 +86,22 @@ async function readiness(): Promise<{ projections: boolean } | null> {
   }
 }
 
-async function startOnce(): Promise<{ ms: number; stop: () => Promise<void> }> {
+type Phases = Record<string, number>;
+
+async function startOnce(
+  folder = dataDir,
+): Promise<{ ms: number; phases: Phases | null; stop: () => Promise<void> }> {
   const started = performance.now();
   const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    env: { ...process.env, DATA_DIR: folder, PORT: String(PORT), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let phases: Phases | null = null;
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    const line = output.split('\n').find((text) => text.includes('"startupMs"'));
+    if (line && !phases) phases = (JSON.parse(line) as { startupMs: Phases }).startupMs;
   });
   for (;;) {
     const state = await readiness();
@@ -64,27 +109,45 @@ async function startOnce(): Promise<{ ms: number; stop: () => Promise<void> }> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const ms = performance.now() - started;
-  return {
-    ms,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { ms, phases, stop: () => stopChild(child) };
 }
+
+const describePhases = (phases: Phases | null): string =>
+  phases
+    ? Object.entries(phases)
+        .map(([name, ms]) => `${name} ${ms}`)
+        .join(', ')
+    : 'no startupMs line';
+
+/** Runs of the reference and of Archivist, alternating, so both meet the machine in the same state. */
+async function compare(label: string, folder: () => string): Promise<void> {
+  const ours: number[] = [];
+  const reference: number[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    reference.push(await referenceOnce());
+    const { ms, phases, stop } = await startOnce(folder());
+    ours.push(ms);
+    await stop();
+    console.log(
+      `  ${label}, run ${run + 1}: ${Math.round(ms)} ms to ready (server's account: ${describePhases(phases)} ms)`,
+    );
+  }
+  report(`bare Node HTTP server, start to first answer (median of ${RUNS})`, median(reference), 'ms');
+  report(`start-up to ready, ${label} (median of ${RUNS})`, median(ours), 'ms', '<= 1,000 ms');
+  report(`  ratio to the bare Node server`, median(ours) / median(reference), '×');
+}
+
+const emptyFolders: string[] = [];
+await compare('empty data folder', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-startup-empty-'));
+  emptyFolders.push(folder);
+  return folder;
+});
 
 const first = await startOnce();
 report('first start: projections build from 1,000,000 events', first.ms, 'ms');
 await new Promise((resolve) => setTimeout(resolve, 5_000)); // let the worker settle the replayed jobs
 await first.stop();
 
-const times: number[] = [];
-for (let run = 0; run < 5; run += 1) {
-  const { ms, stop } = await startOnce();
-  times.push(ms);
-  await stop();
-}
-report('start-up to ready with 1,000,000 events (median of 5)', median(times), 'ms', '<= 1,000 ms');
-console.log(`runs: ${times.map((t) => Math.round(t)).join(', ')} ms`);
-rmSync(dataDir, { recursive: true, force: true });
+await compare('1,000,000 events', () => dataDir);
+for (const folder of [dataDir, ...emptyFolders]) rmSync(folder, { recursive: true, force: true });

@@ -25,6 +25,7 @@ describe('uniqueness reservations', () => {
     expect(await reserve(store, 'hash', 'abc', 'doc-2', metadata)).to.deep.equal({
       reserved: false,
       holder: 'doc-1',
+      since: metadata.now,
     });
     await release(store, 'hash', 'abc', metadata);
     await release(store, 'hash', 'abc', metadata);

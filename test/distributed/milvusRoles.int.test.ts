@@ -120,7 +120,9 @@ describe('distributed: the vector index in Milvus, kept by the projector role an
       PORT: '0',
       LOG_LEVEL: 'info',
       PARSE_WORKERS: '1',
-      READ_YOUR_WRITES_TIMEOUT_MS: '10000',
+      // Longer than a lease (15 s): when a projector dies, the read-model projections it led wait
+      // for its lease to expire before the other takes them over.
+      READ_YOUR_WRITES_TIMEOUT_MS: '30000',
     };
     // The API first: it only searches, so nothing has written the collection yet. A collection of
     // this name left by another run belongs to another event log: dropped before a projector starts.
