@@ -15,7 +15,12 @@ export interface ZipLimits {
 }
 
 export interface ZipContents {
-  files: Array<{ name: string; bytes: Buffer }>;
+  /**
+   * The entries to ingest, in archive order. Each is inflated only when read (under the ratio and
+   * size limits), so an archive's files are never all in memory at once. `read` answers a reason
+   * instead of bytes when the entry breaks a limit or is corrupt.
+   */
+  files: Array<{ name: string; read(): Promise<{ bytes: Buffer } | { skipped: string }> }>;
   /** Entries not extracted, with why (unsupported type, nested archive, too large). */
   skipped: Array<{ name: string; reason: string }>;
 }
@@ -32,7 +37,7 @@ export class ZipUploadError extends Error {
  * (`ZipUploadError`) when its directory is unreadable, holds too many entries or declares more
  * than the total limit — before anything is inflated; names with `..` or absolute paths make it
  * unreadable (yauzl refuses them). Nested archives, unsupported types and entries over the per-file
- * limit are skipped with a reason; the rest are inflated under the ratio and size limits.
+ * limit are skipped with a reason; the rest are inflated one by one when read.
  */
 export async function readZipUpload(
   bytes: Buffer,
@@ -75,16 +80,18 @@ export async function readZipUpload(
     );
   }
   for (const name of wanted) {
-    try {
-      const data = await zip.read(name);
-      if (data) contents.files.push({ name, bytes: data });
-    } catch (error) {
-      if (!(error instanceof ParseError)) throw error;
-      if (error.code === 'too_large' && /limit for a document|budget/.test(error.message)) {
-        throw new ZipUploadError(`The archive cannot be extracted: ${error.message}`);
-      }
-      contents.skipped.push({ name, reason: error.message });
-    }
+    contents.files.push({
+      name,
+      async read() {
+        try {
+          const data = await zip.read(name);
+          return data ? { bytes: data } : { skipped: 'empty entry' };
+        } catch (error) {
+          if (!(error instanceof ParseError)) throw error;
+          return { skipped: error.message };
+        }
+      },
+    });
   }
   return contents;
 }

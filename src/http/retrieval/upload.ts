@@ -11,6 +11,7 @@ import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
 import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
 import { TASKS } from '../../projections/tasksProjection.js';
 import type { Caller } from '../../commands/context.js';
+import { mapLimit } from '../../mapLimit.js';
 import { HttpError } from '../httpError.js';
 import { cleanFileName } from '../multipart.js';
 import type { UploadedFile } from '../route.js';
@@ -34,6 +35,8 @@ type FileInput = {
 };
 
 const READ_AFTER_INGEST = [TASKS, KNOWLEDGE, VECTORS_PROJECTION];
+/** Files of one bulk upload (or archive) ingested at once. */
+const BULK_CONCURRENCY = 2;
 
 const sectionField = {
   type: 'object',
@@ -277,10 +280,9 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             `At most ${deps.maxFilesPerBulk} files per bulk upload; got ${uploads.length}`,
           );
         }
-        const outcomes = await Promise.all(
-          uploads.map(async (file) =>
-            ingestNow({ fileName: file.fileName, bytes: await readFile(file.path) }, body, caller, signal),
-          ),
+        // A few at a time: each file is read into memory to be stored, and parsed by the same few workers.
+        const outcomes = await mapLimit(uploads, BULK_CONCURRENCY, async (file) =>
+          ingestNow({ fileName: file.fileName, bytes: await readFile(file.path) }, body, caller, signal),
         );
         return {
           body: bulkResult(outcomes.map((outcome) => outcome.result)),
@@ -353,17 +355,27 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             error.message,
           );
         }
-        const outcomes = await Promise.all(
-          contents.files.map((file) =>
-            ingestNow({ fileName: file.name, bytes: file.bytes, path: file.name }, body, caller, signal),
-          ),
-        );
+        const skipped = [...contents.skipped];
+        const outcomes = await mapLimit(contents.files, BULK_CONCURRENCY, async (file) => {
+          const entry = await file.read();
+          if ('skipped' in entry) {
+            skipped.push({ name: file.name, reason: entry.skipped });
+            return null;
+          }
+          return ingestNow(
+            { fileName: file.name, bytes: entry.bytes, path: file.name },
+            body,
+            caller,
+            signal,
+          );
+        });
+        const ingested = outcomes.filter((outcome) => outcome !== null);
         return {
           body: {
-            ...bulkResult(outcomes.map((outcome) => ({ ...outcome.result }))),
-            skipped: contents.skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason })),
+            ...bulkResult(ingested.map((outcome) => ({ ...outcome.result }))),
+            skipped: skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason })),
           },
-          position: Math.max(0, ...outcomes.map((outcome) => outcome.position)),
+          position: Math.max(0, ...ingested.map((outcome) => outcome.position)),
         };
       },
     }),

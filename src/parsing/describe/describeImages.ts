@@ -1,7 +1,7 @@
 import type { ImageToDescribe, ParseContext } from '../context.js';
 import { isParseError } from '../errors.js';
 import type { Block, Image, ParsedDocument } from '../model.js';
-import { mapLimit } from '../image/mapLimit.js';
+import { mapLimit } from '../../mapLimit.js';
 import { abortError, throwIfAborted } from '../abort.js';
 
 /** Images described at once: a vision endpoint or the OCR pool (about two workers) does the work. */

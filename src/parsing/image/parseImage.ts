@@ -19,7 +19,7 @@ import {
   type ImageFormat,
   type ImageInfo,
 } from './imageInput.js';
-import { mapLimit } from './mapLimit.js';
+import { mapLimit } from '../../mapLimit.js';
 import { ocrAppliedPage, ocrFailure, ocrParagraphs } from './ocrParagraphs.js';
 import { foreignType } from './foreignType.js';
 
