@@ -161,6 +161,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     timeoutMs: config.parseTimeoutMs,
     maxMemoryMb: config.parseMaxMemoryMb,
     maxQueue: config.parseWorkers * 16,
+    // A request waiting longer is better told to come back (503, Retry-After) than left hanging.
+    maxQueueWaitMs: 30_000,
+    memoryBudgetBytes: config.parseMemoryBudgetBytes,
+    // Measured: a warm worker settles back within a few MB after ordinary documents; one a job left
+    // 64 MB above that has held a large document, and only ending the thread returns that memory.
+    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 500 },
+    tableCaps: {
+      maxRows: config.parseMaxRows,
+      maxRowFields: config.parseMaxRowFields,
+      maxFieldChars: config.parseMaxFieldChars,
+    },
     log: log.child({ component: 'parser' }),
     services: {
       // Parse workers share the cores: one OCR thread each is enough to keep them busy.

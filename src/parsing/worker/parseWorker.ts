@@ -2,11 +2,13 @@
  * Entry point of a parse worker thread: runs `runParseJob` for the jobs it is sent and posts their
  * events back. Models (OCR, describer, summarizer) are built once per thread, on first use.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalDescriber } from '../describe/localDescriber.js';
 import { createOpenAiDescriber } from '../describe/openAiDescriber.js';
 import { ParseError, isParseError } from '../errors.js';
-import { runParseJob, type ParseServices } from '../job.js';
+import { runParseJob, type ParseJobEvent, type ParseServices } from '../job.js';
+import type { Image } from '../model.js';
 import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
@@ -42,9 +44,36 @@ function createServices(): ParseServices {
   };
 }
 
+/**
+ * Pictures' bytes stay in the worker: they have been described already, nothing on the main thread
+ * reads them, and a document full of photos would otherwise be copied there whole.
+ */
+function withoutImageBytes(event: ParseJobEvent): ParseJobEvent {
+  const strip = (image: Image): Image => (image.data ? { ...image, data: null } : image);
+  if (event.type === 'chunk')
+    return { ...event, chunk: { ...event.chunk, images: event.chunk.images.map(strip) } };
+  if (event.type !== 'result') return event;
+  const result = event.result;
+  const blocks = result.document.blocks.map((block) =>
+    block.type === 'image' ? { ...block, image: strip(block.image) } : block,
+  );
+  const document = { ...result.document, blocks };
+  if ('chunks' in result) {
+    const chunks = result.chunks.map((chunk) => ({ ...chunk, images: chunk.images.map(strip) }));
+    return { type: 'result', result: { ...result, document, chunks } };
+  }
+  return { type: 'result', result: { ...result, document } };
+}
+
 let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
+
+/** This thread's heap and the external memory (buffers) it holds; the process's RSS is shared by all threads. */
+function footprint(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
+}
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'abort') {
@@ -63,7 +92,7 @@ port.on('message', (message: ToWorker) => {
       import('../chunk/index.js'),
       import('../clean/index.js'),
       import('../detect/detectFormat.js'),
-    ]).finally(() => post({ type: 'warm' }));
+    ]).finally(() => post({ type: 'warm', footprint: footprint() }));
     return;
   }
   const { id, job } = message;
@@ -73,8 +102,8 @@ port.on('message', (message: ToWorker) => {
   void (async () => {
     try {
       for await (const event of runParseJob(job, services!, controller.signal))
-        post({ type: 'event', id, event });
-      post({ type: 'end', id });
+        post({ type: 'event', id, event: withoutImageBytes(event) });
+      post({ type: 'end', id, footprint: footprint() });
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       post({
@@ -82,6 +111,7 @@ port.on('message', (message: ToWorker) => {
         id,
         code: isParseError(reason) ? reason.code : null,
         message: reason instanceof Error ? reason.message : String(reason),
+        footprint: footprint(),
       });
     } finally {
       running.delete(id);

@@ -20,8 +20,13 @@ export type ToWorker =
   | { type: 'abort'; id: number; reason: 'aborted' | 'timeout' }
   | { type: 'warm' };
 
+/**
+ * `footprint` is the worker's own memory (its V8 heap and the external memory it holds, such as
+ * buffers) when it sends the message: after a job, what the job left behind; after warming up, its
+ * baseline. The pool recycles a worker whose footprint has grown too far above its baseline.
+ */
 export type FromWorker =
   | { type: 'event'; id: number; event: ParseJobEvent }
-  | { type: 'end'; id: number }
-  | { type: 'error'; id: number; code: ParseErrorCode | null; message: string }
-  | { type: 'warm' };
+  | { type: 'end'; id: number; footprint: number }
+  | { type: 'error'; id: number; code: ParseErrorCode | null; message: string; footprint: number }
+  | { type: 'warm'; footprint: number };
