@@ -4,6 +4,7 @@ import { ParseError } from '../errors.js';
 import type { ParseJob, ParseJobEvent } from '../job.js';
 import { estimateParseCost, megabytes, type ParseCost } from '../memory/estimateCost.js';
 import { createChannel, type Channel } from './channel.js';
+import { createMainThreadCollection } from './mainThreadCollection.js';
 import { createMemoryBudget } from './memoryBudget.js';
 import { PoolBusyError } from './poolBusyError.js';
 import type { ServicesConfig } from './protocol.js';
@@ -72,6 +73,9 @@ export interface ParsePoolStats {
   recycled: number;
 }
 
+/** Jobs estimated at this much or more leave enough garbage on the main thread to collect it after them. */
+const LARGE_JOB_BYTES = 64 * 1024 * 1024;
+
 /** A job admitted by its estimate, waiting for memory and a worker. */
 interface Waiting {
   job: ParseJob;
@@ -97,6 +101,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   });
   const estimate = options.estimateCost ?? ((job: ParseJob) => estimateParseCost(job));
   let closed = false;
+  const collection = createMainThreadCollection(1_000);
+  const afterJob = (cost: number): void => {
+    if (cost >= LARGE_JOB_BYTES) collection.afterLargeJob();
+  };
   const slots = createWorkerSlots({
     size: options.size,
     timeoutMs: options.timeoutMs,
@@ -115,6 +123,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       if (next.waitTimer) clearTimeout(next.waitTimer);
       const release = (): void => {
         budget.release(next.cost);
+        afterJob(next.cost);
         schedule();
       };
       const started = slots.start(next.job, {
@@ -141,6 +150,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   /** Refuses the job when its estimate is over the whole budget; otherwise queues it. */
   async function admit(waiting: Waiting, signal: AbortSignal): Promise<void> {
     const cost = await estimate(waiting.job);
+    waiting.cost = cost.bytes;
     if (cost.bytes > budget.capacity) {
       throw new ParseError(
         'too_large',
@@ -150,7 +160,6 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     }
     if (signal.aborted) throw new ParseError('aborted', 'Parsing stopped: the client went away');
     if (closed) throw new PoolBusyError('the parse pool is closed');
-    waiting.cost = cost.bytes;
     budget.enqueue(waiting);
     waiting.waitTimer = setTimeout(() => {
       if (!budget.remove(waiting)) return;
@@ -180,6 +189,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       const refuse = (error: unknown): void => {
         channel.fail(error);
         markRefused(error);
+        afterJob(waiting.cost);
       };
       const waiting: Waiting = {
         job,
@@ -218,6 +228,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     warm: () => slots.warm(),
     async close() {
       closed = true;
+      collection.cancel();
       for (const waiting of budget.drain()) {
         if (waiting.waitTimer) clearTimeout(waiting.waitTimer);
         waiting.refuse(new ParseError('aborted', 'the server is shutting down'));

@@ -12,6 +12,7 @@ import type { Image } from '../model.js';
 import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
+import { fullCollection } from './fullCollection.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -69,6 +70,15 @@ let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
 
+/**
+ * The footprint a job left, once its garbage is collected: what the pool judges recycling by, and
+ * memory given back at once instead of whenever the next job allocates.
+ */
+function afterJobFootprint(): number {
+  fullCollection()?.();
+  return footprint();
+}
+
 /** This thread's heap and the external memory (buffers) it holds; the process's RSS is shared by all threads. */
 function footprint(): number {
   const heap = getHeapStatistics();
@@ -103,7 +113,7 @@ port.on('message', (message: ToWorker) => {
     try {
       for await (const event of runParseJob(job, services!, controller.signal))
         post({ type: 'event', id, event: withoutImageBytes(event) });
-      post({ type: 'end', id, footprint: footprint() });
+      post({ type: 'end', id, footprint: afterJobFootprint() });
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       post({
@@ -111,7 +121,7 @@ port.on('message', (message: ToWorker) => {
         id,
         code: isParseError(reason) ? reason.code : null,
         message: reason instanceof Error ? reason.message : String(reason),
-        footprint: footprint(),
+        footprint: afterJobFootprint(),
       });
     } finally {
       running.delete(id);

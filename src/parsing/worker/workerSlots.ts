@@ -79,6 +79,11 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
   let recycled = 0;
   /** Once warmed, the pool keeps its workers warm: a dead one is replaced by a warmed one at once. */
   let warmed = false;
+  /**
+   * What a warm worker holds, for a worker given a job before its own warm-up reported (a
+   * replacement is often given the next job at once): its own first job must not become its baseline.
+   */
+  let warmFootprint: number | null = null;
 
   function warmSlot(slot: Slot): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -86,6 +91,7 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
         if (message.type !== 'warm') return;
         slot.worker.off('message', onWarm);
         slot.baseline = message.footprint;
+        warmFootprint ??= message.footprint;
         resolve();
       };
       slot.worker.on('message', onWarm);
@@ -130,7 +136,7 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
   /** Replaces a worker whose last job left it large, or that has run its quota of jobs. */
   function recycleIfLarge(slot: Slot, footprint: number): void {
     slot.jobs += 1;
-    slot.baseline ??= footprint;
+    slot.baseline ??= warmFootprint ?? footprint;
     const growth = footprint - slot.baseline;
     if (growth <= options.recycle.aboveBytes && slot.jobs < options.recycle.afterJobs) return;
     recycled += 1;
