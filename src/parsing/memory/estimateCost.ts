@@ -25,7 +25,8 @@ export function megabytes(bytes: number): string {
  * decoding anything: the detected format, the file's size, the uncompressed sizes a ZIP's central
  * directory declares for the parts that will be read (the safe ZIP reader refuses a part that
  * inflates beyond its declared size, so they are upper bounds), a PDF's page count, an image's
- * pixel count from its header. Costs a few milliseconds whatever the input.
+ * pixel count from its header. Costs a few milliseconds whatever the input; counting stops once the
+ * estimate passes `enough` (the budget: beyond it the exact figure changes nothing).
  *
  * @throws ParseError what format detection throws (`empty_document`, `unsupported_format`, …): the
  *   worker would refuse the input for the same reason.
@@ -33,17 +34,18 @@ export function megabytes(bytes: number): string {
 export async function estimateParseCost(
   input: { bytes: Uint8Array; fileName: string },
   model: CostModel = COST_MODEL,
+  enough = Number.POSITIVE_INFINITY,
 ): Promise<ParseCost> {
   const format = await detectFormat(input.bytes, input.fileName);
   const size = input.bytes.byteLength;
-  const variable = variableCost(format, input.bytes, model);
+  const variable = variableCost(format, input.bytes, model, enough);
   return {
     bytes: Math.ceil(model.fixedBytes + model.inputCopies * size + variable.bytes),
     basis: variable.basis,
   };
 }
 
-function variableCost(format: Extension, bytes: Uint8Array, model: CostModel): ParseCost {
+function variableCost(format: Extension, bytes: Uint8Array, model: CostModel, enough: number): ParseCost {
   const size = bytes.byteLength;
   switch (format) {
     case '.docx':
@@ -74,17 +76,19 @@ function variableCost(format: Extension, bytes: Uint8Array, model: CostModel): P
       };
     }
     case '.csv': {
-      const fields = countBytes(bytes, CSV_SEPARATORS);
+      const fields = countBytes(bytes, CSV_SEPARATORS, enough / model.csvPerField);
       // Many short fields cost per field; a few long ones cost like text.
-      const asFields = model.csvPerField * fields + model.csvPerByte * size;
+      const asFields = model.csvPerField * fields.count + model.csvPerByte * size;
       return {
         bytes: Math.max(asFields, (model.textPerByte['.csv'] ?? 0) * size),
-        basis: `${megabytes(size)} of CSV text with up to ${fields.toLocaleString('en')} fields`,
+        basis: `${megabytes(size)} of CSV text with ${fields.complete ? 'up to' : 'more than'} ${fields.count.toLocaleString('en')} fields`,
       };
     }
     default: {
       const perByte = model.textPerByte[format] ?? Math.max(...Object.values(model.textPerByte));
-      const lines = LINE_FORMATS.has(format) ? countBytes(bytes, LINE_ENDS) : 0;
+      const lines = LINE_FORMATS.has(format)
+        ? countBytes(bytes, LINE_ENDS, enough / model.textPerLine).count
+        : 0;
       return {
         bytes: perByte * size + model.textPerLine * lines,
         basis: `${megabytes(size)} of ${format.slice(1).toUpperCase()} text`,
@@ -105,11 +109,17 @@ function byteSet(characters: string): Uint8Array {
   return set;
 }
 
-/** How many bytes of `bytes` are in `set` (a plain loop: ~50 ms for 50 MB). */
-function countBytes(bytes: Uint8Array, set: Uint8Array): number {
+/**
+ * How many bytes of `bytes` are in `set` (a plain loop: ~50 ms for 50 MB), stopping once there are
+ * more than `limit`: `complete` says whether the count is the whole file's.
+ */
+function countBytes(bytes: Uint8Array, set: Uint8Array, limit: number): { count: number; complete: boolean } {
   let count = 0;
-  for (let i = 0; i < bytes.length; i += 1) count += set[bytes[i]!]!;
-  return count;
+  for (let i = 0; i < bytes.length; i += 1) {
+    count += set[bytes[i]!]!;
+    if (count > limit) return { count, complete: false };
+  }
+  return { count, complete: true };
 }
 
 type PartKind = 'xml' | 'sheet' | 'sharedStrings' | 'media' | 'unread';

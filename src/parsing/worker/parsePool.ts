@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import type { ParseLimits } from '../context.js';
 import { ParseError } from '../errors.js';
 import type { ParseJob, ParseJobEvent } from '../job.js';
+import { COST_MODEL } from '../memory/costModel.js';
 import { estimateParseCost, megabytes, type ParseCost } from '../memory/estimateCost.js';
 import { createChannel, type Channel } from './channel.js';
 import { createMainThreadCollection } from './mainThreadCollection.js';
@@ -99,7 +100,9 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     capacity: options.memoryBudgetBytes,
     maxQueue: options.maxQueue,
   });
-  const estimate = options.estimateCost ?? ((job: ParseJob) => estimateParseCost(job));
+  const estimate =
+    options.estimateCost ??
+    ((job: ParseJob) => estimateParseCost(job, COST_MODEL, options.memoryBudgetBytes));
   let closed = false;
   const collection = createMainThreadCollection(1_000);
   const afterJob = (cost: number): void => {
@@ -237,7 +240,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     },
     stats: () => ({
       workers: slots.workers,
-      running: slots.busy,
+      running: slots.running,
       queued: budget.waiting,
       reservedBytes: budget.reserved,
       budgetBytes: budget.capacity,

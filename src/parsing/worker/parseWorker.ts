@@ -13,6 +13,7 @@ import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
 import { fullCollection } from './fullCollection.js';
+import { warmUpJob } from './warmUpDocument.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -66,6 +67,13 @@ function withoutImageBytes(event: ParseJobEvent): ParseJobEvent {
   return { type: 'result', result: { ...result, document } };
 }
 
+async function warmUp(): Promise<void> {
+  services ??= createServices();
+  for await (const _ of runParseJob(warmUpJob(), services, new AbortController().signal)) {
+    // Only the work matters.
+  }
+}
+
 let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
@@ -93,7 +101,8 @@ port.on('message', (message: ToWorker) => {
     return;
   }
   if (message.type === 'warm') {
-    // Load the parsers' heavy modules before the first request needs them.
+    // Load the parsers' heavy modules before the first request needs them, then parse one small
+    // document: the footprint after that is the baseline recycling is judged against.
     void Promise.all([
       import('../pdf/pdfjs.js').then(({ loadPdfjs }) => loadPdfjs()),
       import('../pdf/index.js'),
@@ -102,7 +111,10 @@ port.on('message', (message: ToWorker) => {
       import('../chunk/index.js'),
       import('../clean/index.js'),
       import('../detect/detectFormat.js'),
-    ]).finally(() => post({ type: 'warm', footprint: footprint() }));
+    ])
+      .then(warmUp)
+      .catch(() => undefined)
+      .finally(() => post({ type: 'warm', footprint: afterJobFootprint() }));
     return;
   }
   const { id, job } = message;
@@ -113,7 +125,7 @@ port.on('message', (message: ToWorker) => {
     try {
       for await (const event of runParseJob(job, services!, controller.signal))
         post({ type: 'event', id, event: withoutImageBytes(event) });
-      post({ type: 'end', id, footprint: afterJobFootprint() });
+      post({ type: 'end', id });
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       post({
@@ -121,10 +133,10 @@ port.on('message', (message: ToWorker) => {
         id,
         code: isParseError(reason) ? reason.code : null,
         message: reason instanceof Error ? reason.message : String(reason),
-        footprint: afterJobFootprint(),
       });
     } finally {
       running.delete(id);
+      post({ type: 'idle', footprint: afterJobFootprint() });
     }
   })();
 });

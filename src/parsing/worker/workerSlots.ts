@@ -38,13 +38,18 @@ export interface WorkerSlots {
   warm(): Promise<void>;
   close(): Promise<void>;
   readonly workers: number;
+  /** Workers not free: running a job, or reporting what their last job left. */
   readonly busy: number;
+  /** Workers running a job. */
+  readonly running: number;
   readonly recycled: number;
 }
 
 interface Slot {
   worker: Worker;
   job: Running | null;
+  /** Between a job's end and the worker's `idle` report: not free yet (it may be recycled). */
+  settling: boolean;
   /** Set once the worker is known dead (exited, killed, terminated or retired). */
   dead: boolean;
   jobs: number;
@@ -105,7 +110,7 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
       workerData: options.services,
       resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
     });
-    const slot: Slot = { worker, job: null, dead: false, jobs: 0, baseline: null };
+    const slot: Slot = { worker, job: null, settling: false, dead: false, jobs: 0, baseline: null };
     worker.on('message', (message: FromWorker) => onMessage(slot, message));
     worker.on('error', (error) => onDeath(slot, error));
     worker.on('exit', (code) => onDeath(slot, new Error(`parse worker exited with code ${code}`)));
@@ -128,9 +133,9 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
     clearTimeout(running.timer);
     if (running.killTimer) clearTimeout(running.killTimer);
     running.slot.job = null;
+    if (!running.slot.dead) running.slot.settling = true;
     if (outcome) running.sink.fail(outcome.error);
     else running.sink.end();
-    options.onIdle();
   }
 
   /** Replaces a worker whose last job left it large, or that has run its quota of jobs. */
@@ -158,14 +163,19 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
   }
 
   function onMessage(slot: Slot, message: FromWorker): void {
+    if (message.type === 'idle') {
+      if (!slot.settling) return;
+      slot.settling = false;
+      recycleIfLarge(slot, message.footprint);
+      options.onIdle();
+      return;
+    }
     const running = slot.job;
     if (message.type === 'warm' || !running || message.id !== running.id) return;
     if (message.type === 'event') {
       running.sink.event(message.event);
       return;
     }
-    // Before the job settles, so the pool never gives this worker another job.
-    recycleIfLarge(slot, message.footprint);
     if (message.type === 'end') settle(running, null);
     else {
       // When the pool stopped the job, its own message (naming the limit) says why.
@@ -203,6 +213,7 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
         error: new ParseError('corrupt_document', `The parser failed on this document (${error.message})`),
       });
     }
+    options.onIdle();
   }
 
   function stop(running: Running, reason: 'aborted' | 'timeout'): void {
@@ -220,7 +231,7 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
     start(job, sink) {
       if (closed) return null;
       const slot =
-        slots.find((candidate) => !candidate.job && !candidate.dead) ??
+        slots.find((candidate) => !candidate.job && !candidate.settling && !candidate.dead) ??
         (slots.length < options.size ? spawn() : null);
       if (!slot) return null;
       const running: Running = {
@@ -254,6 +265,9 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
       return slots.length;
     },
     get busy() {
+      return slots.filter((slot) => slot.job || slot.settling).length;
+    },
+    get running() {
       return slots.filter((slot) => slot.job).length;
     },
     get recycled() {

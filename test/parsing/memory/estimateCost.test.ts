@@ -72,6 +72,15 @@ describe('estimateParseCost', () => {
     expect(await cost(prose, 'p.csv')).to.equal(1_000 + 2 * 1_000);
   });
 
+  it('stops counting fields once the estimate is past what is enough to refuse', async () => {
+    const line = Buffer.from(Array.from({ length: 10_000 }, (_, i) => `v${i}`).join(','));
+    const full = await estimateParseCost({ bytes: line, fileName: 'one-line.csv' }, MODEL);
+    expect(full.basis).to.contain('with up to 9,999 fields');
+    const cut = await estimateParseCost({ bytes: line, fileName: 'one-line.csv' }, MODEL, 50_000);
+    expect(cut.basis).to.contain('with more than 501 fields');
+    expect(cut.bytes).to.be.above(50_000).and.below(full.bytes);
+  });
+
   it('weighs plain text by its bytes and its lines', async () => {
     expect(await cost(Buffer.from('one\ntwo\n\nthree'), 'a.txt')).to.equal(1_000 + 14 + 10 * 3);
   });

@@ -26,7 +26,8 @@ function end(id: number): void {
   const job = jobs.get(id);
   if (!job) return;
   jobs.delete(id);
-  post({ type: 'end', id, footprint: footprintOf(job) });
+  post({ type: 'end', id });
+  post({ type: 'idle', footprint: footprintOf(job) });
 }
 
 /** Releases that arrived before their job did (the two travel on different channels). */
@@ -53,7 +54,8 @@ port.on('message', (message: ToWorker) => {
     if (!job) return;
     jobs.delete(message.id);
     held.delete(job.fileName);
-    post({ type: 'error', id: message.id, code: message.reason, message: 'stopped', footprint: 0 });
+    post({ type: 'error', id: message.id, code: message.reason, message: 'stopped' });
+    post({ type: 'idle', footprint: 0 });
     return;
   }
   const { id, job } = message;
