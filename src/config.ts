@@ -63,6 +63,11 @@ export interface Config {
   parseWorkers: number;
   parseTimeoutMs: number;
   parseMaxMemoryMb: number;
+  /** Memory all parses running at once may reserve (their estimated costs), in bytes. */
+  parseMemoryBudgetBytes: number;
+  parseMaxRows: number;
+  parseMaxRowFields: number;
+  parseMaxFieldChars: number;
   /** Optional components that readiness requires too. */
   readyRequires: OptionalComponent[];
   vectorExactBelow: number;
@@ -260,6 +265,27 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'PARSE_MAX_MEMORY_MB',
     default: '1024',
     meaning: 'Heap limit of each parse worker: a document needing more fails alone.',
+  },
+  {
+    name: 'PARSE_MEMORY_BUDGET_MB',
+    default: '(4 × MAX_UPLOAD_BYTES + 300 MB)',
+    meaning:
+      'Memory all documents parsed at once may take. Each parse reserves its estimated cost first (from the file size, the ZIP parts it will inflate, pages, pixels); one estimated above the budget is refused at once (413), others wait their turn, or get 503 with `Retry-After` when the queue is full.',
+  },
+  {
+    name: 'PARSE_MAX_ROWS',
+    default: '1048576',
+    meaning: 'Most rows of a CSV file or an XLSX sheet (413 above), checked while reading.',
+  },
+  {
+    name: 'PARSE_MAX_ROW_FIELDS',
+    default: '16384',
+    meaning: 'Most fields in one CSV row or columns in an XLSX sheet (413 above), checked while reading.',
+  },
+  {
+    name: 'PARSE_MAX_FIELD_CHARS',
+    default: '32767',
+    meaning: 'Longest CSV field or XLSX cell, in characters (413 above), checked while reading.',
   },
   {
     name: 'READY_REQUIRES',
@@ -498,6 +524,11 @@ export function loadConfig(env: Env = process.env): Config {
     parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),
     parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),
+    parseMemoryBudgetBytes:
+      integer(env, 'PARSE_MEMORY_BUDGET_MB', 1, 1_048_576, defaultParseBudgetMb(env)) * 1024 * 1024,
+    parseMaxRows: integer(env, 'PARSE_MAX_ROWS', 1, 100_000_000),
+    parseMaxRowFields: integer(env, 'PARSE_MAX_ROW_FIELDS', 1, 1_000_000),
+    parseMaxFieldChars: integer(env, 'PARSE_MAX_FIELD_CHARS', 1, 1_073_741_824),
     readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
     vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
     vectorStore,
@@ -571,6 +602,15 @@ function modelSettings(env: Env) {
     rerankerFormat: oneOf(env, 'RERANKER_FORMAT', ['cohere', 'jina', 'tei'] as const),
     rerankerApiKey: env['RERANKER_API_KEY']?.trim() ?? '',
   };
+}
+
+/**
+ * The memory goal for parsing is that the server grows by at most 4× the input plus 300 MB: for the
+ * largest upload allowed, that is what all parses at once may reserve by default.
+ */
+function defaultParseBudgetMb(env: Env): number {
+  const maxUploadBytes = integer(env, 'MAX_UPLOAD_BYTES', 1_024, 10_737_418_240);
+  return Math.ceil((4 * maxUploadBytes) / (1024 * 1024)) + 300;
 }
 
 /** Every port on its embedded adapter: one process owns the data folder and runs every role. */

@@ -156,6 +156,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     timeoutMs: config.parseTimeoutMs,
     maxMemoryMb: config.parseMaxMemoryMb,
     maxQueue: config.parseWorkers * 16,
+    // A request waiting longer is better told to come back (503, Retry-After) than left hanging.
+    maxQueueWaitMs: 30_000,
+    memoryBudgetBytes: config.parseMemoryBudgetBytes,
+    // Measured after the worker's own full collection: ordinary documents leave it within ~40 MB of
+    // its warm footprint (a 54-page PDF 27 MB, a 200-page PDF 39 MB, a 50-page DOCX 7 MB), and a
+    // replacement costs ~50-65 MB more than that until it settles, so recycling pays only above it;
+    // a large document leaves hundreds of MB that only ending the thread gives back.
+    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 500 },
+    tableCaps: {
+      maxRows: config.parseMaxRows,
+      maxRowFields: config.parseMaxRowFields,
+      maxFieldChars: config.parseMaxFieldChars,
+    },
     log: log.child({ component: 'parser' }),
     services: {
       // Parse workers share the cores: one OCR thread each is enough to keep them busy.

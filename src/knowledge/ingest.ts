@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { purgeRecordStream } from '../commands/aggregate.js';
 import type { Caller, Clock } from '../commands/context.js';
 import type { DocumentCommands } from '../commands/documentCommands.js';
@@ -11,7 +12,7 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import type { Embedder } from '../models/embedder.js';
 import { DEFAULT_PARSE_LIMITS } from '../parsing/context.js';
 import type { ParseJob, SectionsResult } from '../parsing/job.js';
-import type { ParsePool } from '../parsing/worker/parsePool.js';
+import { PoolBusyError, type ParsePool } from '../parsing/worker/parsePool.js';
 import type { EmbeddingCache } from './embeddingCache.js';
 import { embedWithCache } from './embedChunks.js';
 
@@ -69,6 +70,9 @@ export const SOURCE_RESERVATION = 'doc_source';
 export const CONTENT_RESERVATION = 'doc_content';
 /** Chunk sizes of stored documents: the spec's defaults for chunking. */
 export const INGEST_CHUNKING = { mode: 'auto', targetWords: 500, maxWords: 1500 } as const;
+
+/** How long an ingestion waits before asking a busy parser again. */
+const BUSY_RETRY_MS = 2_000;
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -169,12 +173,21 @@ export function createIngestor(deps: IngestDeps) {
       chunking: { ...INGEST_CHUNKING },
       includeFullText: true,
     };
-    let result: SectionsResult | null = null;
-    for await (const event of deps.parser.run(job, input.signal)) {
-      if (event.type === 'result') result = event.result as SectionsResult;
+    // A busy parser is a reason to wait, not to record the document as failed: ingestion runs in
+    // the background, and its concurrency is bounded by the job type's.
+    for (;;) {
+      try {
+        let result: SectionsResult | null = null;
+        for await (const event of deps.parser.run(job, input.signal)) {
+          if (event.type === 'result') result = event.result as SectionsResult;
+        }
+        if (!result) throw new Error('the parse job ended without a result');
+        return result;
+      } catch (error) {
+        if (!(error instanceof PoolBusyError)) throw error;
+        await sleep(BUSY_RETRY_MS, undefined, { signal: input.signal });
+      }
     }
-    if (!result) throw new Error('the parse job ended without a result');
-    return result;
   }
 
   const abandonedClaimMs = deps.abandonedClaimMs ?? 15 * 60_000;

@@ -16,6 +16,12 @@ export interface ParseLimits {
   maxPages: number;
   /** Most table cells in one document (XLSX, CSV). */
   maxCells: number;
+  /** Most rows in one table read row by row (a CSV file, an XLSX sheet). */
+  maxRows: number;
+  /** Most fields in one row of a CSV file or an XLSX sheet (columns). */
+  maxRowFields: number;
+  /** Longest field of a CSV file or cell of an XLSX sheet, in characters. */
+  maxFieldChars: number;
   /** Most characters of extracted text. */
   maxTextChars: number;
 }
@@ -28,6 +34,10 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   maxNestingDepth: 200,
   maxPages: 5_000,
   maxCells: 5_000_000,
+  // Excel's own limits: a table no spreadsheet can hold is not one to read row by row either.
+  maxRows: 1_048_576,
+  maxRowFields: 16_384,
+  maxFieldChars: 32_767,
   maxTextChars: 50_000_000,
 };
 

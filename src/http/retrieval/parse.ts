@@ -107,6 +107,10 @@ export function parseRoutes(deps: ParseRouteDeps) {
     job: ParseJob,
     chunkType: 'section' | 'chunk',
   ): Promise<void> {
+    const run = deps.parser.run(job, request.signal);
+    // A refusal before parsing starts (over the memory budget, a full queue) is an ordinary error
+    // response with its status, not a stream: a client can only read a status before the stream.
+    await run.started;
     const sse: SseStream = openSse(request.koa, request.signal);
     const send = (data: Record<string, unknown>): void => sse.send({ data });
     const toData = (event: ParseJobEvent): Record<string, unknown> | null => {
@@ -148,7 +152,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       sse,
       request,
       async () => {
-        for await (const event of deps.parser.run(job, request.signal)) {
+        for await (const event of run) {
           const data = toData(event);
           if (data) send(data);
         }

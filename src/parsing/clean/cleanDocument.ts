@@ -132,8 +132,10 @@ function blockTexts(blocks: readonly Block[]): string[] {
   const texts: string[] = [];
   for (const block of blocks) {
     if (block.type === 'heading' || block.type === 'paragraph') texts.push(block.text);
-    else if (block.type === 'list') texts.push(...block.items);
-    else if (block.type === 'table') for (const row of block.table.cells) texts.push(...row);
+    // One push per item: spreading a row of a million cells into arguments overflows the stack.
+    else if (block.type === 'list') for (const item of block.items) texts.push(item);
+    else if (block.type === 'table')
+      for (const row of block.table.cells) for (const cell of row) texts.push(cell);
   }
   return texts;
 }

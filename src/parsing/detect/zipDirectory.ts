@@ -8,6 +8,13 @@ export interface ZipEntryName {
   name: string;
   /** General-purpose flag bit 0: the entry's data is encrypted (ZipCrypto/AES). */
   encrypted: boolean;
+  /**
+   * Size the central directory declares once inflated (from the ZIP64 extra field when the classic
+   * field is saturated). The safe reader refuses an entry that inflates beyond it, so it is an upper
+   * bound on what reading the entry can cost.
+   */
+  uncompressedSize: number;
+  compressedSize: number;
 }
 
 export type ZipDirectory =
@@ -60,13 +67,19 @@ export function readZipDirectory(bytes: Uint8Array, maxEntries = 100_000): ZipDi
       break;
     }
     const flags = view.getUint16(position + 8, true);
+    const compressedSize = view.getUint32(position + 20, true);
+    const uncompressedSize = view.getUint32(position + 24, true);
     const nameLength = view.getUint16(position + 28, true);
     const extraLength = view.getUint16(position + 30, true);
     const commentLength = view.getUint16(position + 32, true);
     const nameStart = position + CENTRAL_HEADER_SIZE;
     if (nameStart + nameLength > view.byteLength) break;
     const name = decoder.decode(bytes.subarray(nameStart, nameStart + nameLength));
-    entries.push({ name, encrypted: (flags & 1) === 1 });
+    const sizes = readZip64Sizes(view, nameStart + nameLength, extraLength, {
+      uncompressedSize,
+      compressedSize,
+    });
+    entries.push({ name, encrypted: (flags & 1) === 1, ...sizes });
     position = nameStart + nameLength + extraLength + commentLength;
   }
   return { ok: true, entries };
@@ -98,6 +111,39 @@ function readZip64Record(
     directorySize: Number(view.getBigUint64(recordOffset + 40, true)),
     directoryOffset: Number(view.getBigUint64(recordOffset + 48, true)),
   };
+}
+
+type EntrySizes = Pick<ZipEntryName, 'uncompressedSize' | 'compressedSize'>;
+
+const SATURATED = 0xffffffff;
+const ZIP64_EXTRA_ID = 0x0001;
+
+/**
+ * Sizes saturated at 0xFFFFFFFF in the central header are in the ZIP64 extra field, in this order:
+ * uncompressed, then compressed (each present only when its classic field is saturated).
+ */
+function readZip64Sizes(view: DataView, start: number, length: number, classic: EntrySizes): EntrySizes {
+  if (classic.uncompressedSize !== SATURATED && classic.compressedSize !== SATURATED) return classic;
+  const sizes = { ...classic };
+  const end = Math.min(start + length, view.byteLength);
+  for (let at = start; at + 4 <= end;) {
+    const id = view.getUint16(at, true);
+    const size = view.getUint16(at + 2, true);
+    if (id === ZIP64_EXTRA_ID) {
+      let field = at + 4;
+      const next = (): number | null => {
+        if (field + 8 > Math.min(at + 4 + size, end)) return null;
+        const value = Number(view.getBigUint64(field, true));
+        field += 8;
+        return value;
+      };
+      if (classic.uncompressedSize === SATURATED) sizes.uncompressedSize = next() ?? SATURATED;
+      if (classic.compressedSize === SATURATED) sizes.compressedSize = next() ?? SATURATED;
+      break;
+    }
+    at += 4 + size;
+  }
+  return sizes;
 }
 
 function signatureAt(view: DataView, position: number): number {

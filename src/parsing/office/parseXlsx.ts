@@ -6,7 +6,8 @@ import { baseName, titleFromFileName } from '../fileName.js';
 import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
 import { findRel, isRelType, openMainPart } from './officePackage.js';
 import { attr, childElements, firstChild } from './xml.js';
-import { scanSharedStrings, scanSheet } from './xlsxSheet.js';
+import { scanSheet } from './xlsxSheet.js';
+import { scanSharedStrings } from './xlsxStrings.js';
 import { readCellFormats } from './xlsxValues.js';
 
 /**
@@ -52,19 +53,13 @@ export async function parseXlsx(bytes: Uint8Array, ctx: ParseContext): Promise<P
       remarks.push(`sheet "${name}" is hidden in the workbook`);
     }
     const rel = rels.get(attr(sheet, 'r:id') ?? '');
-    const xml = rel && !rel.external && isRelType(rel, 'worksheet') ? await pkg.readText(rel.target) : null;
-    if (xml === null) {
+    const chunks = rel && !rel.external && isRelType(rel, 'worksheet') ? pkg.zip.stream(rel.target) : null;
+    if (chunks === null) {
       remarks.push(
         rel && isRelType(rel, 'chartsheet') ? `sheet "${name}" is a chart` : `sheet "${name}" has no cells`,
       );
     } else {
-      const table = scanSheet(xml, {
-        sharedStrings,
-        formats,
-        date1904,
-        budget,
-        maxCells: ctx.limits.maxCells,
-      });
+      const table = await scanSheet(chunks, { sharedStrings, formats, date1904, budget, limits: ctx.limits });
       filled += table.filled;
       if (table.cells.length === 0) remarks.push(`sheet "${name}" is empty`);
       else {

@@ -25,6 +25,11 @@ export interface SafeZip {
   has(name: string): boolean;
   /** Inflates one entry within the limits; `null` when there is no such entry. */
   read(name: string): Promise<Buffer | null>;
+  /**
+   * Inflates one entry chunk by chunk within the same limits, for parts read as a stream (an XLSX
+   * sheet): only the chunk at hand is in memory. `null` when there is no such entry.
+   */
+  stream(name: string): AsyncIterable<Buffer> | null;
   /** Uncompressed bytes inflated so far by all reads (what counts against `maxUncompressedBytes`). */
   readonly bytesInflated: number;
 }
@@ -74,26 +79,41 @@ export async function openSafeZip(bytes: Uint8Array, ctx: ZipContext): Promise<S
     async read(name) {
       const entry = find(name);
       if (!entry) return null;
-      throwIfAborted(signal);
-      const remaining = limits.maxUncompressedBytes - bytesInflated;
-      if (entry.uncompressedSize > remaining) {
-        throw new ParseError(
-          'too_large',
-          `${entry.fileName} would inflate to ${entry.uncompressedSize} bytes, over the ${limits.maxUncompressedBytes}-byte limit for a document`,
-        );
+      // Sized once from the header (which the inflater holds the entry to): no chunk list, no concat.
+      const data = Buffer.allocUnsafe(entry.uncompressedSize);
+      let length = 0;
+      for await (const chunk of inflateWithinLimits(entry)) {
+        chunk.copy(data, length);
+        length += chunk.length;
       }
-      checkRatio(entry.fileName, entry.uncompressedSize, entry.compressedSize, limits.maxCompressionRatio);
-      return inflate(zip, entry, {
-        signal,
-        maxRatio: limits.maxCompressionRatio,
-        // Counted live, so that reads running side by side still share one budget.
-        addBytes: (count) => {
-          bytesInflated += count;
-          return bytesInflated <= limits.maxUncompressedBytes;
-        },
-      });
+      return data.subarray(0, length);
+    },
+    stream(name) {
+      const entry = find(name);
+      return entry ? inflateWithinLimits(entry) : null;
     },
   };
+
+  function inflateWithinLimits(entry: Entry): AsyncGenerator<Buffer> {
+    throwIfAborted(signal);
+    const remaining = limits.maxUncompressedBytes - bytesInflated;
+    if (entry.uncompressedSize > remaining) {
+      throw new ParseError(
+        'too_large',
+        `${entry.fileName} would inflate to ${entry.uncompressedSize} bytes, over the ${limits.maxUncompressedBytes}-byte limit for a document`,
+      );
+    }
+    checkRatio(entry.fileName, entry.uncompressedSize, entry.compressedSize, limits.maxCompressionRatio);
+    return inflate(zip, entry, {
+      signal,
+      maxRatio: limits.maxCompressionRatio,
+      // Counted live, so that reads running side by side still share one budget.
+      addBytes: (count) => {
+        bytesInflated += count;
+        return bytesInflated <= limits.maxUncompressedBytes;
+      },
+    });
+  }
 }
 
 function openBuffer(buffer: Buffer): Promise<ZipFile> {
@@ -187,59 +207,50 @@ interface InflateOptions {
  * Streams one entry through yauzl's inflater and stops it the moment a limit is crossed, so a lying
  * header or a bomb costs at most one chunk beyond the limit.
  */
-async function inflate(zip: ZipFile, entry: Entry, options: InflateOptions): Promise<Buffer> {
+async function* inflate(zip: ZipFile, entry: Entry, options: InflateOptions): AsyncGenerator<Buffer> {
   let stream: Readable;
   try {
     stream = await openReadStream(zip, entry);
   } catch (error) {
     throw mapStreamError(entry, error);
   }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let settled = false;
-    const finish = (error: ParseError | null): void => {
-      if (settled) return;
-      settled = true;
-      options.signal.removeEventListener('abort', onAbort);
-      if (error) {
-        stream.removeAllListeners('data');
-        stream.on('error', () => undefined);
-        stream.destroy();
-        reject(error);
-      } else {
-        resolve(Buffer.concat(chunks, total));
-      }
-    };
-    const onAbort = (): void => finish(abortError(options.signal));
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    stream.on('data', (chunk: Buffer) => {
+  const onAbort = (): void => void stream.destroy(abortError(options.signal));
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  let total = 0;
+  try {
+    throwIfAborted(options.signal);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
       total += chunk.length;
       const withinBudget = options.addBytes(chunk.length);
       if (total > entry.uncompressedSize) {
-        finish(new ParseError('corrupt_document', `${entry.fileName} is larger than its ZIP header says`));
-      } else if (!withinBudget) {
-        finish(
-          new ParseError(
-            'too_large',
-            `${entry.fileName} inflates beyond the document's uncompressed-size limit`,
-          ),
-        );
-      } else if (total > RATIO_CHECK_FLOOR && total / Math.max(entry.compressedSize, 1) > options.maxRatio) {
-        finish(
-          new ParseError(
-            'too_large',
-            `${entry.fileName} expands beyond ${options.maxRatio}:1 (a decompression bomb?)`,
-          ),
-        );
-      } else {
-        chunks.push(chunk);
+        throw new ParseError('corrupt_document', `${entry.fileName} is larger than its ZIP header says`);
       }
-    });
-    stream.on('error', (error: unknown) => finish(mapStreamError(entry, error)));
-    stream.on('end', () => finish(null));
-    if (options.signal.aborted) onAbort();
-  });
+      if (!withinBudget) {
+        throw new ParseError(
+          'too_large',
+          `${entry.fileName} inflates beyond the document's uncompressed-size limit`,
+        );
+      }
+      if (total > RATIO_CHECK_FLOOR && total / Math.max(entry.compressedSize, 1) > options.maxRatio) {
+        throw new ParseError(
+          'too_large',
+          `${entry.fileName} expands beyond ${options.maxRatio}:1 (a decompression bomb?)`,
+        );
+      }
+      yield chunk;
+    }
+  } catch (error) {
+    if (error instanceof ParseError) throw error;
+    if (options.signal.aborted) throw abortError(options.signal);
+    throw mapStreamError(entry, error);
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+    // A reader that stopped early (or a limit) leaves the inflater mid-entry: stop it.
+    if (!stream.destroyed) {
+      stream.on('error', () => undefined);
+      stream.destroy();
+    }
+  }
 }
 
 function openReadStream(zip: ZipFile, entry: Entry): Promise<Readable> {

@@ -1,6 +1,10 @@
+import { TextDecoder } from 'node:util';
+import type { ParseLimits } from '../context.js';
 import { ParseError } from '../errors.js';
 import type { Budget } from './budget.js';
 import { decodeEntities } from './xml.js';
+import { blankMergedCells, parseRef, usedRange } from './xlsxRange.js';
+import { cleanText, richText } from './xlsxStrings.js';
 import { formatNumber, renderIsoDate, renderNumber, type ValueKind } from './xlsxValues.js';
 
 /** Everything a worksheet's cells need from the rest of the workbook. */
@@ -9,8 +13,8 @@ export interface SheetEnv {
   formats: readonly ValueKind[];
   date1904: boolean;
   budget: Budget;
-  /** Most cells with a value one sheet may hold before the scan stops (`too_large`). */
-  maxCells: number;
+  /** Cells with a value (`maxCells`), rows (`maxRows`), columns (`maxRowFields`), value length (`maxFieldChars`). */
+  limits: Pick<ParseLimits, 'maxCells' | 'maxRows' | 'maxRowFields' | 'maxFieldChars'>;
 }
 
 /** A sheet's used range: rows and columns outside the first/last non-empty cell are trimmed. */
@@ -27,53 +31,119 @@ const PREFIX = '(?:[\\w.-]+:)?';
 /** Opening `<row …>` and `<c …>` tags (with an optional namespace prefix, as some writers use). */
 const ROW_OR_CELL = new RegExp(`<(${PREFIX})(row|c)\\b([^<>]*?)(/?)>`, 'g');
 const SHEET_DATA = new RegExp(`<${PREFIX}sheetData\\b`);
+const SHEET_DATA_END = new RegExp(`</${PREFIX}sheetData>`);
 const ATTRIBUTE = /(?:^|\s)(r|t|s)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 const VALUE = new RegExp(`<${PREFIX}v>([^<]*)</${PREFIX}v>`);
 const FORMULA = new RegExp(`<${PREFIX}f\\b[^<>]*?(?:/>|>([^<]*)</${PREFIX}f>)`);
-/** Any tag, then the text after it up to the next tag: `[, "/"?, name, "/"?, text]`. */
-const TAG = new RegExp(`<(/?)${PREFIX}([\\w.-]+)[^<>]*?(/?)>([^<]*)`, 'g');
-const MERGE = new RegExp(
-  `<${PREFIX}mergeCell\\b[^<>]*?\\bref\\s*=\\s*["']([A-Za-z]+\\d+):([A-Za-z]+\\d+)["']`,
-  'g',
-);
+/** Markup a cell may carry besides its value (a formula, rich-text runs): beyond this it is refused. */
+const CELL_MARKUP_ALLOWANCE = 64 * 1024;
+/** Merged ranges after the cells are kept to be applied at the end; more text than this there is refused. */
+const MAX_TAIL_CHARS = 16 * 1024 * 1024;
 
 /**
- * Scans a worksheet's XML with regular expressions instead of building an object tree: a 50,000-row
- * sheet is tens of megabytes of `<c>` elements and a tree would cost seconds and hundreds of MB.
- * Values: shared and inline strings, booleans, errors, numbers (dates and percentages per the cell's
- * number format) and formulas by their cached value. Merged ranges keep the value in their first cell.
+ * Scans a worksheet's XML as it is inflated, with regular expressions instead of an object tree:
+ * a million-row sheet is hundreds of megabytes of `<c>` elements, and neither the text nor a tree
+ * of it is ever held — only the cells with values. Values: shared and inline strings, booleans,
+ * errors, numbers (dates and percentages per the cell's number format) and formulas by their
+ * cached value. Merged ranges keep the value in their first cell. Rows, columns, value length and
+ * cells with values are checked against the limits as they are read (`too_large`).
  */
-export function scanSheet(xml: string, env: SheetEnv): SheetTable {
-  const start = xml.search(SHEET_DATA);
-  // The closing `</sheetData>` (a self-closing `<sheetData/>` has none: no cells).
-  const stop = xml.lastIndexOf('sheetData>');
-  if (start === -1 || stop < start) return { cells: [], filled: 0 };
+export async function scanSheet(chunks: AsyncIterable<Buffer>, env: SheetEnv): Promise<SheetTable> {
+  const scanner = createSheetScanner(env);
+  const decoder = createXmlDecoder();
+  for await (const chunk of chunks) {
+    scanner.push(decoder.decode(chunk));
+    env.budget.checkAborted();
+  }
+  scanner.push(decoder.flush());
+  return scanner.finish();
+}
+
+/** UTF-8, or UTF-16 when the part starts with a byte-order mark; characters split across chunks are kept whole. */
+function createXmlDecoder(): { decode(chunk: Buffer): string; flush(): string } {
+  let decoder: TextDecoder | null = null;
+  return {
+    decode(chunk) {
+      if (!decoder) {
+        const encoding =
+          chunk[0] === 0xff && chunk[1] === 0xfe
+            ? 'utf-16le'
+            : chunk[0] === 0xfe && chunk[1] === 0xff
+              ? 'utf-16be'
+              : 'utf-8';
+        decoder = new TextDecoder(encoding);
+      }
+      return decoder.decode(chunk, { stream: true });
+    },
+    flush: () => decoder?.decode() ?? '',
+  };
+}
+
+interface SheetScanner {
+  /** Scans the next piece of the sheet's text; an element cut by the piece's end waits for the next one. */
+  push(text: string): void;
+  finish(): SheetTable;
+}
+
+function createSheetScanner(env: SheetEnv): SheetScanner {
+  const { limits } = env;
   const rows: (string[] | undefined)[] = [];
+  let pending = '';
+  let state: 'before' | 'cells' | 'after' = 'before';
+  let tail = '';
   let minRow = Infinity;
   let maxRow = -1;
   let filled = 0;
   let rowIndex = -1;
   let colIndex = -1;
 
-  ROW_OR_CELL.lastIndex = start;
-  for (let match = ROW_OR_CELL.exec(xml); match && match.index < stop; match = ROW_OR_CELL.exec(xml)) {
-    const [, prefix = '', tag, attrs = '', selfClosing] = match;
-    const { r, t, s } = readAttributes(attrs);
-    if (tag === 'row') {
-      const declared = r === undefined ? NaN : Number.parseInt(r, 10) - 1;
-      rowIndex = Number.isInteger(declared) && declared >= 0 ? declared : rowIndex + 1;
-      colIndex = -1;
-      continue;
+  const tooLarge = (what: string, limit: number, setting: string): ParseError =>
+    new ParseError('too_large', `a worksheet has ${what}; the limit is ${limit} (${setting})`);
+
+  /** Reads the complete row and cell elements of `text`; returns where the unread rest starts. */
+  function scanCells(text: string, stop: number): number {
+    let consumed = 0;
+    ROW_OR_CELL.lastIndex = 0;
+    for (let match = ROW_OR_CELL.exec(text); match && match.index < stop; match = ROW_OR_CELL.exec(text)) {
+      const [, prefix = '', tag, attrs = '', selfClosing] = match;
+      let end = ROW_OR_CELL.lastIndex;
+      let inner = '';
+      if (tag === 'c' && selfClosing !== '/') {
+        const close = `</${prefix}c>`;
+        const at = text.indexOf(close, end);
+        if (at === -1 || at > stop) {
+          // Held until its end arrives, so a cell whose markup never ends must not grow without bound.
+          if (text.length - match.index > limits.maxFieldChars * 2 + CELL_MARKUP_ALLOWANCE) {
+            throw tooLarge(
+              `a cell whose markup runs past ${limits.maxFieldChars * 2 + CELL_MARKUP_ALLOWANCE} characters`,
+              limits.maxFieldChars,
+              'PARSE_MAX_FIELD_CHARS',
+            );
+          }
+          return match.index;
+        }
+        inner = text.slice(end, at);
+        end = at + close.length;
+        ROW_OR_CELL.lastIndex = end;
+      }
+      consumed = end;
+      const { r, t, s } = readAttributes(attrs);
+      if (tag === 'row') {
+        const declared = r === undefined ? NaN : Number.parseInt(r, 10) - 1;
+        rowIndex = Number.isInteger(declared) && declared >= 0 ? declared : rowIndex + 1;
+        colIndex = -1;
+        if (rowIndex >= limits.maxRows)
+          throw tooLarge(`more than ${limits.maxRows} rows`, limits.maxRows, 'PARSE_MAX_ROWS');
+        continue;
+      }
+      placeCell(r, inner === '' ? '' : cellValue(inner, t, s, env));
     }
-    let inner = '';
-    if (selfClosing !== '/') {
-      const close = `</${prefix}c>`;
-      const end = xml.indexOf(close, ROW_OR_CELL.lastIndex);
-      if (end === -1) throw new ParseError('corrupt_document', 'a worksheet cell is not closed');
-      inner = xml.slice(ROW_OR_CELL.lastIndex, end);
-      ROW_OR_CELL.lastIndex = end + close.length;
-    }
-    const position = r === undefined ? null : parseRef(r);
+    // Nothing complete is left before the last "<": keep only what may be the start of a cut tag.
+    return Math.max(consumed, Math.min(text.lastIndexOf('<'), stop));
+  }
+
+  function placeCell(ref: string | undefined, value: string): void {
+    const position = ref === undefined ? null : parseRef(ref);
     if (position) {
       rowIndex = position.row;
       colIndex = position.col;
@@ -81,11 +151,22 @@ export function scanSheet(xml: string, env: SheetEnv): SheetTable {
       colIndex += 1;
     }
     if (rowIndex < 0) rowIndex = 0;
-    const value = inner === '' ? '' : cellValue(inner, t, s, env);
-    if (value === '') continue;
+    if (value === '') return;
+    if (rowIndex >= limits.maxRows)
+      throw tooLarge(`more than ${limits.maxRows} rows`, limits.maxRows, 'PARSE_MAX_ROWS');
+    if (colIndex >= limits.maxRowFields) {
+      throw tooLarge(`more than ${limits.maxRowFields} columns`, limits.maxRowFields, 'PARSE_MAX_ROW_FIELDS');
+    }
+    if (value.length > limits.maxFieldChars) {
+      throw tooLarge(
+        `a cell longer than ${limits.maxFieldChars} characters`,
+        limits.maxFieldChars,
+        'PARSE_MAX_FIELD_CHARS',
+      );
+    }
     filled += 1;
-    if (filled > env.maxCells) {
-      throw new ParseError('too_large', `a worksheet has more than ${env.maxCells} cells with values`);
+    if (filled > limits.maxCells) {
+      throw new ParseError('too_large', `a worksheet has more than ${limits.maxCells} cells with values`);
     }
     let row = rows[rowIndex];
     if (!row) {
@@ -96,21 +177,54 @@ export function scanSheet(xml: string, env: SheetEnv): SheetTable {
     if (rowIndex < minRow) minRow = rowIndex;
     if (rowIndex > maxRow) maxRow = rowIndex;
   }
-  if (filled === 0) return { cells: [], filled: 0 };
 
-  filled -= blankMergedCells(xml, rows);
-  const bounds = usedRange(rows, minRow, maxRow);
-  if (!bounds) return { cells: [], filled: 0 };
-  const width = bounds.maxCol - bounds.minCol + 1;
-  env.budget.addCells((bounds.maxRow - bounds.minRow + 1) * width);
-  const cells: string[][] = [];
-  for (let r = bounds.minRow; r <= bounds.maxRow; r += 1) {
-    const source = rows[r];
-    const row = new Array<string>(width);
-    for (let c = 0; c < width; c += 1) row[c] = source?.[bounds.minCol + c] ?? '';
-    cells.push(row);
-  }
-  return { cells, filled };
+  return {
+    push(text) {
+      if (state === 'after') {
+        tail += text;
+        if (tail.length > MAX_TAIL_CHARS)
+          throw tooLarge('too much markup after its cells', MAX_TAIL_CHARS, 'characters');
+        return;
+      }
+      pending += text;
+      if (state === 'before') {
+        const start = pending.search(SHEET_DATA);
+        // Keep enough to find a `<sheetData` cut in two by the chunk boundary.
+        if (start === -1) {
+          pending = pending.slice(-64);
+          return;
+        }
+        pending = pending.slice(start);
+        state = 'cells';
+      }
+      const end = pending.search(SHEET_DATA_END);
+      const stop = end === -1 ? pending.length : end;
+      const rest = scanCells(pending, stop);
+      if (end === -1) {
+        pending = pending.slice(rest);
+      } else {
+        tail = pending.slice(end);
+        pending = '';
+        state = 'after';
+      }
+    },
+    finish() {
+      if (filled === 0) return { cells: [], filled: 0 };
+      filled -= blankMergedCells(tail, rows);
+      const bounds = usedRange(rows, minRow, maxRow);
+      if (!bounds) return { cells: [], filled: 0 };
+      const width = bounds.maxCol - bounds.minCol + 1;
+      env.budget.addCells((bounds.maxRow - bounds.minRow + 1) * width);
+      const cells: string[][] = [];
+      for (let r = bounds.minRow; r <= bounds.maxRow; r += 1) {
+        const source = rows[r];
+        const row = new Array<string>(width);
+        for (let c = 0; c < width; c += 1) row[c] = source?.[bounds.minCol + c] ?? '';
+        cells.push(row);
+      }
+      return { cells, filled };
+    },
+  };
 }
 
 function readAttributes(attrs: string): { r?: string; t?: string; s?: string } {
@@ -171,140 +285,4 @@ function cellValue(
 function numberText(raw: string): string {
   const value = Number(raw);
   return raw.trim() !== '' && Number.isFinite(value) ? formatNumber(value) : raw.trim();
-}
-
-/** An inline string (`<is>`): the text of its runs, without phonetic guides, `_xHHHH_` escapes decoded. */
-export function richText(xml: string): string {
-  let text = '';
-  walkText(xml, (chunk) => {
-    text += chunk;
-  });
-  return cleanText(decodeEntities(text));
-}
-
-/** Reads `xl/sharedStrings.xml`, one string per `<si>` (rich text runs joined, phonetic guides dropped). */
-export function scanSharedStrings(xml: string, budget: Budget): string[] {
-  const strings: string[] = [];
-  let current: string | null = null;
-  const finish = (text: string): void => {
-    const clean = cleanText(decodeEntities(text));
-    budget.addText(clean);
-    strings.push(clean);
-  };
-  walkText(
-    xml,
-    (chunk) => {
-      if (current !== null) current += chunk;
-    },
-    (event) => {
-      if (event === 'open') current = '';
-      else if (event === 'empty') finish('');
-      else if (current !== null) {
-        finish(current);
-        current = null;
-      }
-    },
-  );
-  return strings;
-}
-
-/**
- * One linear pass over the tags: hands over the text of each `<t>` outside `<rPh>` (phonetic
- * guides), and tells `onItem` where each `<si>` opens and closes.
- */
-function walkText(
-  xml: string,
-  onText: (text: string) => void,
-  onItem?: (event: 'open' | 'close' | 'empty') => void,
-): void {
-  let phonetic = 0;
-  TAG.lastIndex = 0;
-  for (let match = TAG.exec(xml); match; match = TAG.exec(xml)) {
-    const [, closing, name, selfClosing, after = ''] = match;
-    if (name === 't') {
-      if (!closing && !selfClosing && phonetic === 0) onText(after);
-    } else if (name === 'rPh') {
-      if (closing) phonetic = Math.max(phonetic - 1, 0);
-      else if (!selfClosing) phonetic += 1;
-    } else if (name === 'si' && onItem) {
-      onItem(closing ? 'close' : selfClosing ? 'empty' : 'open');
-    }
-  }
-}
-
-function cleanText(text: string): string {
-  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_whole, hex: string) =>
-    String.fromCharCode(Number.parseInt(hex, 16)),
-  );
-}
-
-/** `B12` → row 11, column 1 (0-based); null when the reference is malformed. */
-export function parseRef(ref: string): { row: number; col: number } | null {
-  let i = 0;
-  if (ref.charCodeAt(i) === 36) i += 1; // $
-  let col = 0;
-  let letters = 0;
-  for (; i < ref.length; i += 1) {
-    const code = ref.charCodeAt(i) & ~32; // upper case
-    if (code < 65 || code > 90) break;
-    col = col * 26 + (code - 64);
-    letters += 1;
-  }
-  if (ref.charCodeAt(i) === 36) i += 1;
-  let row = 0;
-  let digits = 0;
-  for (; i < ref.length; i += 1) {
-    const code = ref.charCodeAt(i);
-    if (code < 48 || code > 57) return null;
-    row = row * 10 + (code - 48);
-    digits += 1;
-  }
-  if (letters === 0 || letters > 3 || digits === 0 || digits > 7 || row < 1) return null;
-  return { row: row - 1, col: col - 1 };
-}
-
-/** Clears every cell of each merged range except its top-left one; returns how many values it removed. */
-function blankMergedCells(xml: string, rows: (string[] | undefined)[]): number {
-  let removed = 0;
-  // Merged ranges are listed after the cells: no need to scan the rows again.
-  MERGE.lastIndex = Math.max(xml.lastIndexOf('sheetData>'), 0);
-  for (let match = MERGE.exec(xml); match; match = MERGE.exec(xml)) {
-    const from = parseRef(match[1] ?? '');
-    const to = parseRef(match[2] ?? '');
-    if (!from || !to) continue;
-    for (let r = from.row; r <= to.row; r += 1) {
-      const row = rows[r];
-      if (!row) continue;
-      for (let c = from.col; c <= to.col; c += 1) {
-        if ((r !== from.row || c !== from.col) && row[c] !== undefined) {
-          row[c] = '';
-          removed += 1;
-        }
-      }
-    }
-  }
-  return removed;
-}
-
-function usedRange(
-  rows: (string[] | undefined)[],
-  minRow: number,
-  maxRow: number,
-): { minRow: number; maxRow: number; minCol: number; maxCol: number } | null {
-  let top = Infinity;
-  let bottom = -1;
-  let left = Infinity;
-  let right = -1;
-  for (let r = minRow; r <= maxRow; r += 1) {
-    const row = rows[r];
-    if (!row) continue;
-    row.forEach((value, c) => {
-      if (value === undefined || value === '') return;
-      if (r < top) top = r;
-      if (r > bottom) bottom = r;
-      if (c < left) left = c;
-      if (c > right) right = c;
-    });
-  }
-  return bottom === -1 ? null : { minRow: top, maxRow: bottom, minCol: left, maxCol: right };
 }

@@ -177,7 +177,11 @@ export function ownText(element: XmlElement): string {
 
 function convertNodes(raw: unknown[]): XmlNode[] {
   const nodes: XmlNode[] = [];
-  for (const item of raw) {
+  for (let i = 0; i < raw.length; i += 1) {
+    const item = raw[i];
+    // Let go of each converted subtree of the parser's own tree, so the two trees are never both
+    // whole in memory (for a large part they are several times its size each).
+    raw[i] = null;
     if (typeof item !== 'object' || item === null) continue;
     const record = item as Record<string, unknown>;
     for (const key of Object.keys(record)) {

@@ -1,19 +1,24 @@
-import { parse, type Options } from 'csv-parse/sync';
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
 import type { ParsedDocument } from '../model.js';
+import { readCsvRecords, UNCAPPED } from './csvReader.js';
 import { createDocumentBuilder, titleFromFileName } from './documentBuilder.js';
 import { readTextInput } from './input.js';
 
 const DELIMITERS = [',', ';', '\t', '|'] as const;
 /** Enough rows to judge a delimiter, cut at a line end. */
 const SAMPLE_CHARS = 64 * 1024;
+const SAMPLE_ROWS = 200;
+/** How often (in rows) reading yields to the event loop, so an abort from the pool gets through. */
+const CHECKPOINT_ROWS = 20_000;
 
 /**
  * CSV (and TSV, `;`- or `|`-separated files) as one table. The delimiter is the candidate that
  * splits the sample into the most consistent column count; quoted fields may hold delimiters,
  * quotes and newlines; ragged rows are padded. The first row is the header when all its cells are
- * distinct, non-empty and non-numeric. `too_large` above `maxCells`, counted while reading.
+ * distinct, non-empty and non-numeric. Rows, fields per row, field length (`maxRows`,
+ * `maxRowFields`, `maxFieldChars`) and cells (`maxCells`) are counted while reading: over one is
+ * `too_large` as soon as it is crossed.
  */
 export async function parseCsv(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
   const { text, encoding } = readTextInput(bytes, ctx);
@@ -21,28 +26,19 @@ export async function parseCsv(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   const builder = createDocumentBuilder(ctx, '.csv');
   await builder.checkpoint();
 
+  const { limits } = ctx;
+  const rows: string[][] = [];
   let cells = 0;
-  let rows: string[][];
-  try {
-    rows = parse(text, {
-      ...baseOptions(delimiter),
-      on_record: (record: string[]) => {
-        cells += record.length;
-        if (cells > ctx.limits.maxCells) {
-          throw new ParseError(
-            'too_large',
-            `${ctx.fileName}: more than ${ctx.limits.maxCells} cells (maxCells)`,
-          );
-        }
-        return record;
-      },
-    }) as string[][];
-  } catch (error) {
-    if (error instanceof ParseError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ParseError('corrupt_document', `${ctx.fileName}: unreadable CSV (${reason})`, { cause: error });
+  let read = 0;
+  for (const record of readCsvRecords(text, delimiter, limits, ctx.fileName)) {
+    read += 1;
+    cells += record.length;
+    if (cells > limits.maxCells) {
+      throw new ParseError('too_large', `${ctx.fileName}: more than ${limits.maxCells} cells (maxCells)`);
+    }
+    if (record.some((cell) => cell !== '')) rows.push(record);
+    if (read % CHECKPOINT_ROWS === 0) await builder.checkpoint();
   }
-  rows = rows.filter((row) => row.some((cell) => cell !== ''));
   await builder.checkpoint();
 
   // The builder pads ragged rows and refuses the padded grid above maxCells.
@@ -54,14 +50,18 @@ export async function parseCsv(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   });
 }
 
-function baseOptions(delimiter: string): Options {
-  return {
-    delimiter,
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: true,
-    trim: true,
-  };
+/** The first `SAMPLE_ROWS` records of `sample`; null when they cannot be read (a quote the cut left open). */
+function sampleRows(sample: string, delimiter: string): string[][] | null {
+  const rows: string[][] = [];
+  try {
+    for (const record of readCsvRecords(sample, delimiter, UNCAPPED, 'sample')) {
+      rows.push(record);
+      if (rows.length >= SAMPLE_ROWS) break;
+    }
+  } catch {
+    return null;
+  }
+  return rows;
 }
 
 /**
@@ -73,12 +73,8 @@ export function detectDelimiter(text: string): string {
   const sample = text.slice(0, cut > 0 ? cut : SAMPLE_CHARS);
   let best: { delimiter: string; score: number; columns: number } = { delimiter: ',', score: 0, columns: 1 };
   for (const delimiter of DELIMITERS) {
-    let rows: string[][];
-    try {
-      rows = parse(sample, { ...baseOptions(delimiter), to_line: 200 }) as string[][];
-    } catch {
-      continue; // e.g. a quote the sample cut in half: judge by the other candidates
-    }
+    const rows = sampleRows(sample, delimiter);
+    if (!rows) continue; // judge by the other candidates
     const counts = new Map<number, number>();
     for (const row of rows) counts.set(row.length, (counts.get(row.length) ?? 0) + 1);
     let columns = 1;

@@ -1,9 +1,18 @@
-import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log.js';
+import type { ParseLimits } from '../context.js';
 import { ParseError } from '../errors.js';
 import type { ParseJob, ParseJobEvent } from '../job.js';
+import { COST_MODEL } from '../memory/costModel.js';
+import { estimateParseCost, megabytes, type ParseCost } from '../memory/estimateCost.js';
 import { createChannel, type Channel } from './channel.js';
-import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
+import { createMainThreadCollection } from './mainThreadCollection.js';
+import { createMemoryBudget } from './memoryBudget.js';
+import { PoolBusyError } from './poolBusyError.js';
+import type { ServicesConfig } from './protocol.js';
+import { createWorkerSlots, type StartedJob } from './workerSlots.js';
+import { PARSE_WORKER_URL } from './workerThread.js';
+
+export { PoolBusyError };
 
 export interface ParsePoolOptions {
   /** Worker threads (each parses one document at a time). */
@@ -12,244 +21,230 @@ export interface ParsePoolOptions {
   timeoutMs: number;
   /** Heap limit of each worker: a document needing more fails alone instead of taking the process down. */
   maxMemoryMb: number;
-  /** Jobs allowed to wait for a free worker; beyond that, `run` rejects at once with `PoolBusyError`. */
+  /** Jobs allowed to wait for memory or a worker; beyond that, `PoolBusyError`. */
   maxQueue: number;
+  /** Longest a job may wait for memory or a worker before it gets `PoolBusyError`. */
+  maxQueueWaitMs: number;
+  /**
+   * Memory all jobs running at once may reserve. Each job reserves its estimated cost before it
+   * starts; a job whose estimate alone is larger is refused at once (`too_large`).
+   */
+  memoryBudgetBytes: number;
+  /** A worker is replaced after a job that left its footprint this far above its baseline, or after this many jobs. */
+  recycle: { aboveBytes: number; afterJobs: number };
+  /** Table caps every job gets (the process's configuration), whatever its caller passed. */
+  tableCaps: Pick<ParseLimits, 'maxRows' | 'maxRowFields' | 'maxFieldChars'>;
   services: ServicesConfig;
   log: Logger;
+  /** The cost estimate (tests pass their own); `estimateParseCost` by default. */
+  estimateCost?: (job: ParseJob) => Promise<ParseCost>;
+  /** The worker's entry point (tests pass a stand-in); the parse worker by default. */
+  workerUrl?: URL;
+}
+
+/** One job's events, and when it started. */
+export interface ParseRun extends AsyncIterable<ParseJobEvent> {
+  /**
+   * Settles once the job has its memory and a worker; rejects when it never will: refused by its
+   * estimate (`ParseError` `too_large`), the queue full or waited on too long (`PoolBusyError`), the
+   * caller gone (`aborted`), or its format refused. A caller that must answer with a status before
+   * streaming waits for it; iterating alone also reports these errors.
+   */
+  readonly started: Promise<void>;
 }
 
 /** Parses documents in worker threads. */
 export interface ParsePool {
   /** The job's events; throws a `ParseError` when the document cannot be parsed, times out, or `signal` aborts. */
-  run(job: ParseJob, signal: AbortSignal): AsyncIterable<ParseJobEvent>;
+  run(job: ParseJob, signal: AbortSignal): ParseRun;
   /** Starts the workers and loads the parsers, so the first request does not pay for it. */
   warm(): Promise<void>;
   close(): Promise<void>;
+  /** What the pool holds now: for logs, tests and health. */
+  stats(): ParsePoolStats;
 }
 
-export class PoolBusyError extends Error {
-  override readonly name = 'PoolBusyError';
+export interface ParsePoolStats {
+  workers: number;
+  running: number;
+  queued: number;
+  reservedBytes: number;
+  budgetBytes: number;
+  /** Workers replaced because a job left them large, or after their quota of jobs. */
+  recycled: number;
 }
 
-interface Slot {
-  worker: Worker;
-  job: Running | null;
-  /** Set once the worker is known dead (exited, killed or terminated). */
-  dead: boolean;
-}
+/** Jobs estimated at this much or more leave enough garbage on the main thread to collect it after them. */
+const LARGE_JOB_BYTES = 64 * 1024 * 1024;
 
-interface Running {
-  id: number;
-  channel: Channel<ParseJobEvent>;
-  slot: Slot;
-  timer: NodeJS.Timeout;
-  /** Grace period after an abort request, after which the worker is terminated. */
-  killTimer: NodeJS.Timeout | null;
-  settled: boolean;
-  stopReason: 'aborted' | 'timeout' | null;
-}
-
+/** A job admitted by its estimate, waiting for memory and a worker. */
 interface Waiting {
   job: ParseJob;
+  cost: number;
   channel: Channel<ParseJobEvent>;
-  signal: AbortSignal;
-  start: (running: Running) => void;
-}
-
-const GRACE_MS = 1_000;
-const runningFromSources = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(runningFromSources ? './parseWorker.ts' : './parseWorker.js', import.meta.url);
-
-/**
- * Compiled builds start the worker from its JavaScript file. From TypeScript sources (tests, tsx)
- * a worker cannot load a .ts entry itself, so a bootstrap registers tsx's loader first.
- */
-function newWorker(options: ConstructorParameters<typeof Worker>[1]): Worker {
-  if (!runningFromSources) return new Worker(workerUrl, options);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  waitTimer: NodeJS.Timeout | null;
+  started(job: StartedJob): void;
+  /** Fails the job before it started. */
+  refuse(error: unknown): void;
 }
 
 /**
- * A pool of parse worker threads. Each job runs on one worker; its bytes are transferred, not
- * copied. A job that runs past the timeout, or whose client goes away, is asked to stop, and its
- * worker is terminated and replaced if it does not stop within a second — so a document stuck in a
- * parser's synchronous code cannot hold a core. A worker that dies (out of memory, crash) fails only
- * its own job.
+ * Parse worker threads behind a memory admission budget. A job's cost is estimated before anything
+ * heavy happens (`estimateParseCost`: milliseconds, nothing inflated): over the whole budget it is
+ * refused at once; otherwise it waits, first in first out, until its cost fits in what the running
+ * jobs leave and a worker is free, or gives up after `maxQueueWaitMs`. Its reservation is given
+ * back when it ends. The workers themselves are `createWorkerSlots`'.
  */
 export function createParsePool(options: ParsePoolOptions): ParsePool {
-  const slots: Slot[] = [];
-  const waiting: Waiting[] = [];
-  let nextId = 1;
+  const budget = createMemoryBudget<Waiting>({
+    capacity: options.memoryBudgetBytes,
+    maxQueue: options.maxQueue,
+  });
+  const estimate =
+    options.estimateCost ??
+    ((job: ParseJob) => estimateParseCost(job, COST_MODEL, options.memoryBudgetBytes));
   let closed = false;
-  /** Once warmed, the pool keeps its workers warm: a dead one is replaced by a warmed one at once. */
-  let warmed = false;
-
-  function warmSlot(slot: Slot): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const onWarm = (message: FromWorker): void => {
-        if (message.type !== 'warm') return;
-        slot.worker.off('message', onWarm);
-        resolve();
-      };
-      slot.worker.on('message', onWarm);
-      slot.worker.once('exit', () => resolve());
-      slot.worker.postMessage({ type: 'warm' } satisfies ToWorker);
-    });
-  }
-
-  function spawn(): Slot {
-    const worker = newWorker({
-      workerData: options.services,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
-    });
-    const slot: Slot = { worker, job: null, dead: false };
-    worker.on('message', (message: FromWorker) => onMessage(slot, message));
-    worker.on('error', (error) => onDeath(slot, error));
-    worker.on('exit', (code) => onDeath(slot, new Error(`parse worker exited with code ${code}`)));
-    worker.unref();
-    slots.push(slot);
-    return slot;
-  }
-
-  function finish(running: Running, outcome: { error: unknown } | null): void {
-    if (running.settled) return;
-    running.settled = true;
-    clearTimeout(running.timer);
-    if (running.killTimer) clearTimeout(running.killTimer);
-    if (outcome) running.channel.fail(outcome.error);
-    else running.channel.end();
-    running.slot.job = null;
-    schedule();
-  }
-
-  function onMessage(slot: Slot, message: FromWorker): void {
-    const running = slot.job;
-    if (message.type === 'warm' || !running || message.id !== running.id) return;
-    if (message.type === 'event') running.channel.push(message.event);
-    else if (message.type === 'end') finish(running, null);
-    else {
-      // When the pool stopped the job, its own message (naming the limit) says why.
-      const error = running.stopReason
-        ? new ParseError(running.stopReason, stopMessage(running.stopReason))
-        : message.code
-          ? new ParseError(message.code, message.message)
-          : new Error(message.message);
-      finish(running, { error });
-    }
-  }
-
-  function onDeath(slot: Slot, error: Error & { code?: string }): void {
-    if (slot.dead) return;
-    slot.dead = true;
-    slots.splice(slots.indexOf(slot), 1);
-    const running = slot.job;
-    if (running) {
-      if (running.stopReason) {
-        finish(running, { error: new ParseError(running.stopReason, stopMessage(running.stopReason)) });
-      } else if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        finish(running, {
-          error: new ParseError(
-            'too_large',
-            `Parsing this document needs more than ${options.maxMemoryMb} MB of memory`,
-          ),
-        });
-      } else {
-        options.log.error({ err: error }, 'parse worker died during a job');
-        finish(running, {
-          error: new ParseError('corrupt_document', `The parser failed on this document (${error.message})`),
-        });
-      }
-    }
-    void slot.worker.terminate();
-    if (warmed && !closed && slots.length < options.size) void warmSlot(spawn());
-    schedule();
-  }
-
-  function stopMessage(reason: 'aborted' | 'timeout'): string {
-    return reason === 'timeout'
-      ? `Parsing took longer than the ${Math.round(options.timeoutMs / 1000)} s allowed for one document`
-      : 'Parsing stopped: the client went away';
-  }
-
-  /** Asks the worker to stop the job; terminates it if it has not stopped after the grace period. */
-  function stop(running: Running, reason: 'aborted' | 'timeout'): void {
-    if (running.settled || running.stopReason) return;
-    running.stopReason = reason;
-    running.slot.worker.postMessage({ type: 'abort', id: running.id, reason } satisfies ToWorker);
-    running.killTimer = setTimeout(() => {
-      if (running.settled) return;
-      options.log.warn({ reason }, 'parse worker did not stop in time; terminating it');
-      onDeath(running.slot, new Error(`terminated (${reason})`));
-    }, GRACE_MS);
-  }
+  const collection = createMainThreadCollection(1_000);
+  const afterJob = (cost: number): void => {
+    if (cost >= LARGE_JOB_BYTES) collection.afterLargeJob();
+  };
+  const slots = createWorkerSlots({
+    size: options.size,
+    timeoutMs: options.timeoutMs,
+    maxMemoryMb: options.maxMemoryMb,
+    recycle: options.recycle,
+    services: options.services,
+    workerUrl: options.workerUrl ?? PARSE_WORKER_URL,
+    log: options.log,
+    onIdle: () => schedule(),
+  });
 
   function schedule(): void {
-    while (waiting.length > 0 && !closed) {
-      const free =
-        slots.find((slot) => !slot.job && !slot.dead) ?? (slots.length < options.size ? spawn() : null);
-      if (!free) return;
-      const next = waiting.shift()!;
-      if (next.signal.aborted) {
-        next.channel.fail(new ParseError('aborted', stopMessage('aborted')));
-        continue;
-      }
-      const running: Running = {
-        id: nextId++,
-        channel: next.channel,
-        slot: free,
-        timer: setTimeout(() => stop(running, 'timeout'), options.timeoutMs),
-        killTimer: null,
-        settled: false,
-        stopReason: null,
+    while (!closed && slots.busy < options.size) {
+      const next = budget.takeNext();
+      if (!next) return;
+      if (next.waitTimer) clearTimeout(next.waitTimer);
+      const release = (): void => {
+        budget.release(next.cost);
+        afterJob(next.cost);
+        schedule();
       };
-      free.job = running;
-      // A private copy of the bytes, transferred: the caller's buffer may share memory with others.
-      const bytes = new Uint8Array(next.job.bytes);
-      free.worker.postMessage(
-        { type: 'job', id: running.id, job: { ...next.job, bytes } } satisfies ToWorker,
-        [bytes.buffer],
-      );
-      next.start(running);
+      const started = slots.start(next.job, {
+        event: (event) => next.channel.push(event),
+        end: () => {
+          next.channel.end();
+          release();
+        },
+        fail: (error) => {
+          next.channel.fail(error);
+          release();
+        },
+      });
+      if (!started) {
+        // Every worker is busy after all (one is being replaced): give the place back, at the front.
+        budget.release(next.cost);
+        budget.requeue(next);
+        return;
+      }
+      next.started(started);
     }
+  }
+
+  /** Refuses the job when its estimate is over the whole budget; otherwise queues it. */
+  async function admit(waiting: Waiting, signal: AbortSignal): Promise<void> {
+    const cost = await estimate(waiting.job);
+    waiting.cost = cost.bytes;
+    if (cost.bytes > budget.capacity) {
+      throw new ParseError(
+        'too_large',
+        `Parsing ${waiting.job.fileName} would need about ${megabytes(cost.bytes)} of memory (${cost.basis}); ` +
+          `this server parses documents within ${megabytes(budget.capacity)} (PARSE_MEMORY_BUDGET_MB)`,
+      );
+    }
+    if (signal.aborted) throw new ParseError('aborted', 'Parsing stopped: the client went away');
+    if (closed) throw new PoolBusyError('the parse pool is closed');
+    budget.enqueue(waiting);
+    waiting.waitTimer = setTimeout(() => {
+      if (!budget.remove(waiting)) return;
+      const seconds = (options.maxQueueWaitMs / 1000).toLocaleString('en');
+      waiting.refuse(new PoolBusyError(`no room to parse it within ${seconds} s`));
+    }, options.maxQueueWaitMs);
+    schedule();
+  }
+
+  function leaveQueue(waiting: Waiting): void {
+    if (budget.remove(waiting) && waiting.waitTimer) clearTimeout(waiting.waitTimer);
   }
 
   return {
-    run(job, signal) {
-      if (closed) throw new PoolBusyError('the parse pool is closed');
-      if (waiting.length >= options.maxQueue)
-        throw new PoolBusyError(`${waiting.length} documents are waiting to be parsed`);
+    run(input, signal) {
+      const job: ParseJob = { ...input, limits: { ...input.limits, ...options.tableCaps } };
       const channel = createChannel<ParseJobEvent>();
-      let running: Running | null = null;
+      let running: StartedJob | null = null;
+      let markStarted: () => void = () => undefined;
+      let markRefused: (error: unknown) => void = () => undefined;
+      const started = new Promise<void>((resolve, reject) => {
+        markStarted = resolve;
+        markRefused = reject;
+      });
+      // Callers that only iterate learn of a refusal from the iteration.
+      started.catch(() => undefined);
+      const refuse = (error: unknown): void => {
+        channel.fail(error);
+        markRefused(error);
+        afterJob(waiting.cost);
+      };
+      const waiting: Waiting = {
+        job,
+        cost: 0,
+        channel,
+        waitTimer: null,
+        started: (begun) => {
+          running = begun;
+          markStarted();
+        },
+        refuse,
+      };
       const onAbort = (): void => {
-        if (running) stop(running, 'aborted');
-        else channel.fail(new ParseError('aborted', stopMessage('aborted')));
+        if (running) running.stop('aborted');
+        else {
+          leaveQueue(waiting);
+          refuse(new ParseError('aborted', 'Parsing stopped: the client went away'));
+        }
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      waiting.push({ job, channel, signal, start: (started) => (running = started) });
-      schedule();
+      admit(waiting, signal).catch(refuse);
       return {
+        started,
         async *[Symbol.asyncIterator]() {
           try {
             yield* channel;
           } finally {
             signal.removeEventListener('abort', onAbort);
             // The consumer stopped early (e.g. the response ended): stop the work too.
-            if (running && !running.settled) stop(running, 'aborted');
+            if (running && !running.settled) running.stop('aborted');
+            if (!running) leaveQueue(waiting);
           }
         },
       };
     },
-    async warm() {
-      warmed = true;
-      while (slots.length < options.size) spawn();
-      await Promise.all(slots.map(warmSlot));
-    },
+    warm: () => slots.warm(),
     async close() {
       closed = true;
-      for (const next of waiting.splice(0))
-        next.channel.fail(new ParseError('aborted', 'the server is shutting down'));
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+      collection.cancel();
+      for (const waiting of budget.drain()) {
+        if (waiting.waitTimer) clearTimeout(waiting.waitTimer);
+        waiting.refuse(new ParseError('aborted', 'the server is shutting down'));
+      }
+      await slots.close();
     },
+    stats: () => ({
+      workers: slots.workers,
+      running: slots.running,
+      queued: budget.waiting,
+      reservedBytes: budget.reserved,
+      budgetBytes: budget.capacity,
+      recycled: slots.recycled,
+    }),
   };
 }

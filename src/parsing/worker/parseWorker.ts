@@ -2,14 +2,18 @@
  * Entry point of a parse worker thread: runs `runParseJob` for the jobs it is sent and posts their
  * events back. Models (OCR, describer, summarizer) are built once per thread, on first use.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalDescriber } from '../describe/localDescriber.js';
 import { createOpenAiDescriber } from '../describe/openAiDescriber.js';
 import { ParseError, isParseError } from '../errors.js';
-import { runParseJob, type ParseServices } from '../job.js';
+import { runParseJob, type ParseJobEvent, type ParseServices } from '../job.js';
+import type { Image } from '../model.js';
 import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
+import { fullCollection } from './fullCollection.js';
+import { warmUpJob } from './warmUpDocument.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -42,9 +46,52 @@ function createServices(): ParseServices {
   };
 }
 
+/**
+ * Pictures' bytes stay in the worker: they have been described already, nothing on the main thread
+ * reads them, and a document full of photos would otherwise be copied there whole.
+ */
+function withoutImageBytes(event: ParseJobEvent): ParseJobEvent {
+  const strip = (image: Image): Image => (image.data ? { ...image, data: null } : image);
+  if (event.type === 'chunk')
+    return { ...event, chunk: { ...event.chunk, images: event.chunk.images.map(strip) } };
+  if (event.type !== 'result') return event;
+  const result = event.result;
+  const blocks = result.document.blocks.map((block) =>
+    block.type === 'image' ? { ...block, image: strip(block.image) } : block,
+  );
+  const document = { ...result.document, blocks };
+  if ('chunks' in result) {
+    const chunks = result.chunks.map((chunk) => ({ ...chunk, images: chunk.images.map(strip) }));
+    return { type: 'result', result: { ...result, document, chunks } };
+  }
+  return { type: 'result', result: { ...result, document } };
+}
+
+async function warmUp(): Promise<void> {
+  services ??= createServices();
+  for await (const _ of runParseJob(warmUpJob(), services, new AbortController().signal)) {
+    // Only the work matters.
+  }
+}
+
 let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
+
+/**
+ * The footprint a job left, once its garbage is collected: what the pool judges recycling by, and
+ * memory given back at once instead of whenever the next job allocates.
+ */
+function afterJobFootprint(): number {
+  fullCollection()?.();
+  return footprint();
+}
+
+/** This thread's heap and the external memory (buffers) it holds; the process's RSS is shared by all threads. */
+function footprint(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
+}
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'abort') {
@@ -54,7 +101,8 @@ port.on('message', (message: ToWorker) => {
     return;
   }
   if (message.type === 'warm') {
-    // Load the parsers' heavy modules before the first request needs them.
+    // Load the parsers' heavy modules before the first request needs them, then parse one small
+    // document: the footprint after that is the baseline recycling is judged against.
     void Promise.all([
       import('../pdf/pdfjs.js').then(({ loadPdfjs }) => loadPdfjs()),
       import('../pdf/index.js'),
@@ -63,7 +111,10 @@ port.on('message', (message: ToWorker) => {
       import('../chunk/index.js'),
       import('../clean/index.js'),
       import('../detect/detectFormat.js'),
-    ]).finally(() => post({ type: 'warm' }));
+    ])
+      .then(warmUp)
+      .catch(() => undefined)
+      .finally(() => post({ type: 'warm', footprint: afterJobFootprint() }));
     return;
   }
   const { id, job } = message;
@@ -73,7 +124,7 @@ port.on('message', (message: ToWorker) => {
   void (async () => {
     try {
       for await (const event of runParseJob(job, services!, controller.signal))
-        post({ type: 'event', id, event });
+        post({ type: 'event', id, event: withoutImageBytes(event) });
       post({ type: 'end', id });
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
@@ -85,6 +136,7 @@ port.on('message', (message: ToWorker) => {
       });
     } finally {
       running.delete(id);
+      post({ type: 'idle', footprint: afterJobFootprint() });
     }
   })();
 });

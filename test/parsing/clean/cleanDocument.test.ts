@@ -152,6 +152,15 @@ describe('cleanDocument', () => {
     ]);
   });
 
+  it('cleans a table row of 200,000 cells (a one-line CSV) without overflowing the stack', () => {
+    const row = Array.from({ length: 200_000 }, (_, i) => ` v${i} `);
+    const { blocks } = cleanDocument(makeDocument([tableBlock([row], 1, 0)]), NONE);
+    const block = blocks[0];
+    if (block?.type !== 'table') throw new Error('expected a table');
+    expect(block.table.cells[0]).to.have.length(200_000);
+    expect(block.table.cells[0]?.[199_999]).to.equal('v199999');
+  });
+
   it('keeps images as they are and fills the document language from most of its words', () => {
     const document = makeDocument([
       heading('Report', 1),

@@ -281,13 +281,13 @@ describe('parseXlsx', () => {
     );
   });
 
-  it('stays linear on malformed markup: a million unclosed <si>, <t> and <v> tags take well under a second', async () => {
+  it('stays linear on malformed markup: a million unclosed <si> and <t>, and unclosed <v> tags, take well under a second', async () => {
     const million = 1_000_000;
     const bytes = workbook(
       [
         {
           name: 'M',
-          rows: `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1">${'<v>'.repeat(million)}</c></row>`,
+          rows: `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1">${'<v>'.repeat(10_000)}</c></row>`,
         },
       ],
       { strings: `<si><t>kept</t></si>${'<si>'.repeat(million)}${'<t>'.repeat(million)}` },
@@ -297,6 +297,17 @@ describe('parseXlsx', () => {
     const doc = await parseXlsx(bytes, context('malformed.xlsx', { limits: { maxCompressionRatio: 5000 } }));
     expect(performance.now() - start).to.be.below(1500);
     expect(tables(doc)[0]?.cells).to.deep.equal([['kept']]);
+  });
+
+  it('refuses a cell whose markup never ends (a million unclosed <v>) instead of holding it', async () => {
+    const bytes = workbook([
+      { name: 'M', rows: `<row r="1"><c r="A1">${'<v>'.repeat(1_000_000)}</c></row>` },
+    ]);
+    const error = await expectParseError(
+      parseXlsx(bytes, context('malformed.xlsx', { limits: { maxCompressionRatio: 5000 } })),
+      'too_large',
+    );
+    expect(error.message).to.contain('PARSE_MAX_FIELD_CHARS');
   });
 
   it('refuses a workbook whose sheets hold no value at all (empty_document)', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { parseCsv } from '../../../src/parsing/text/index.js';
+import { readCsvRecords, UNCAPPED } from '../../../src/parsing/text/csvReader.js';
 import { detectDelimiter } from '../../../src/parsing/text/parseCsv.js';
 import { blocksOf, bytesOf, expectCode, fixture, textContext } from './support.js';
 
@@ -57,6 +58,50 @@ describe('parseCsv', () => {
       ['Café', 'Prix'],
       ['Crème', '2'],
     ]);
+  });
+
+  it('reads CRLF, CR and LF line ends, skips empty lines, and keeps a trailing empty field', () => {
+    const records = [...readCsvRecords('a,b\r\n\r\nc,d\re,\n\nf', ',', UNCAPPED, 't.csv')];
+    expect(records).to.deep.equal([['a', 'b'], ['c', 'd'], ['e', ''], ['f']]);
+  });
+
+  it('keeps a quote that does not end its quoted field, and quotes inside unquoted fields', () => {
+    const records = [...readCsvRecords('"say "hi" now", x"y , "a""b"\n', ',', UNCAPPED, 't.csv')];
+    expect(records).to.deep.equal([['say "hi" now', 'x"y', 'a"b']]);
+  });
+
+  describe('caps, checked while reading', () => {
+    it('refuses a 2 MB file on one line at its 16,385th field, before reading the rest of the line', async () => {
+      // The line ends in a quote that never closes: reading the whole line would report that instead.
+      const line = `${Array.from({ length: 200_000 }, (_, i) => `v${i}`).join(',')},"never closed`;
+      const error = await expectCode(parseCsv(bytesOf(line), textContext('one-line.csv')), 'too_large');
+      expect(error.message).to.contain('more than 16384 fields').and.contain('PARSE_MAX_ROW_FIELDS');
+    });
+
+    it('refuses a field longer than maxFieldChars, quoted or not, before reaching its end', async () => {
+      const limits = { maxFieldChars: 100 };
+      const long = 'x'.repeat(5_000);
+      for (const text of [`a,b\n1,${long}\n`, `a,b\n1,"${long}`]) {
+        const error = await expectCode(
+          parseCsv(bytesOf(text), textContext('f.csv', { limits })),
+          'too_large',
+        );
+        expect(error.message)
+          .to.contain('line 2 is longer than 100 characters')
+          .and.contain('PARSE_MAX_FIELD_CHARS');
+      }
+    });
+
+    it('refuses more rows than maxRows, counting rows and not line breaks inside quotes', async () => {
+      const quoted = 'a,"line one\nline two\nline three"\n'.repeat(3);
+      const parsed = await parseCsv(bytesOf(quoted), textContext('q.csv', { limits: { maxRows: 3 } }));
+      expect(parsed.metadata.extra).to.deep.include({ rows: 3 });
+      const error = await expectCode(
+        parseCsv(bytesOf('a,b\n'.repeat(4)), textContext('rows.csv', { limits: { maxRows: 3 } })),
+        'too_large',
+      );
+      expect(error.message).to.contain('more than 3 rows').and.contain('PARSE_MAX_ROWS');
+    });
   });
 
   describe('bad input', () => {
