@@ -71,6 +71,7 @@ export interface Config {
   /** Optional components that readiness requires too. */
   readyRequires: OptionalComponent[];
   vectorExactBelow: number;
+  searchWeights: { lexical: number; dense: number };
   vectorStore: 'embedded' | 'milvus';
   milvusUrl: string | null;
   milvusToken: string | null;
@@ -300,6 +301,18 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
       'The embedded vector index searches exactly below this many vectors, and with HNSW (usearch) above.',
   },
   {
+    name: 'SEARCH_LEXICAL_WEIGHT',
+    default: '1',
+    meaning:
+      'Weight of the lexical (BM25) ranking in the reciprocal rank fusion of `/search` and `/query`, from 0 to 10; 0 leaves the lexical index out.',
+  },
+  {
+    name: 'SEARCH_DENSE_WEIGHT',
+    default: '1',
+    meaning:
+      'Weight of the dense (vector) ranking in the fusion, from 0 to 10; 0 leaves the vector index and the embedder out of searches.',
+  },
+  {
     name: 'VECTOR_STORE',
     default: 'embedded',
     meaning:
@@ -410,6 +423,28 @@ function integer(env: Env, name: string, min: number, max: number, fallback?: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function decimal(env: Env, name: string, min: number, max: number): number {
+  const raw = env[name]?.trim() || documentedDefault(name);
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function searchWeights(env: Env): { lexical: number; dense: number } {
+  const weights = {
+    lexical: decimal(env, 'SEARCH_LEXICAL_WEIGHT', 0, 10),
+    dense: decimal(env, 'SEARCH_DENSE_WEIGHT', 0, 10),
+  };
+  if (weights.lexical === 0 && weights.dense === 0) {
+    throw new ConfigError(
+      'SEARCH_LEXICAL_WEIGHT and SEARCH_DENSE_WEIGHT cannot both be 0: nothing would be searched',
+    );
+  }
+  return weights;
 }
 
 /** Also checks the documented default: a table naming a value the code rejects fails at start-up. */
@@ -531,6 +566,7 @@ export function loadConfig(env: Env = process.env): Config {
     parseMaxFieldChars: integer(env, 'PARSE_MAX_FIELD_CHARS', 1, 1_073_741_824),
     readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
     vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
+    searchWeights: searchWeights(env),
     vectorStore,
     milvusUrl: milvusUrl(env, vectorStore === 'milvus'),
     milvusToken: env['MILVUS_TOKEN']?.trim() || null,

@@ -190,6 +190,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     dataDir: config.dataDir,
     maxUploadBytes: config.maxUploadBytes,
     exactSearchBelow: config.vectorExactBelow,
+    searchWeights: config.searchWeights,
     milvus: config.vectorStore === 'milvus' ? { url: config.milvusUrl!, token: config.milvusToken } : null,
     owner,
     eventStore,

@@ -25,7 +25,7 @@ import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
-import { createSearch } from './search.js';
+import { createSearch, type FusionWeights } from './search.js';
 import { createVectorProjector } from './vectorProjector.js';
 
 /** Raise when what the vector projection stores changes: a new collection is built beside the old. */
@@ -35,6 +35,7 @@ export interface KnowledgeBaseOptions {
   dataDir: string;
   maxUploadBytes: number;
   exactSearchBelow: number;
+  searchWeights: FusionWeights;
   /** One Milvus index shared by every process (kept by the projector role), instead of the embedded one. */
   milvus?: { url: string; token: string | null } | null;
   /** This process as a lease holder (only one process writes a shared index). */
@@ -100,6 +101,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     embedder,
     index: vectorIndex,
     readModels,
+    weights: options.searchWeights,
     rerank: reranker
       ? (query, passages, signal) => reranker.rerank(query, passages, signal ? { signal } : {})
       : null,

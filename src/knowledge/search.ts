@@ -29,11 +29,24 @@ export interface SearchTiming {
 /** Scores passages for a query, higher is better (one score per passage, in order). */
 export type Rerank = (query: string, passages: readonly string[], signal?: AbortSignal) => Promise<number[]>;
 
+/**
+ * Each retriever's weight in reciprocal rank fusion. Zero leaves that retriever out altogether (a
+ * dense weight of 0 never calls the embedder), which is also how lexical-only and dense-only
+ * retrieval are evaluated.
+ */
+export interface FusionWeights {
+  lexical: number;
+  dense: number;
+}
+
+export const EQUAL_WEIGHTS: FusionWeights = { lexical: 1, dense: 1 };
+
 export interface SearchDeps {
   embedder: Embedder;
   index: () => VectorIndex;
   readModels: Pick<ReadModels, 'getMany' | 'search'>;
   rerank: Rerank | null;
+  weights?: FusionWeights;
   now?: () => number;
 }
 
@@ -43,37 +56,44 @@ const RRF_K = 60;
 /**
  * Hybrid retrieval: the query's vector against the vector index and its words against the lexical
  * index (BM25 over chunk text and headings, Arabic-normalised and stemmed), each giving `initialK`
- * candidates, fused by reciprocal rank; then reranked when a reranker is on, and cut to `topK`.
+ * candidates, fused by weighted reciprocal rank; then reranked when a reranker is on, and cut to `topK`.
  */
 export function createSearch(deps: SearchDeps) {
   const now = deps.now ?? (() => performance.now());
+  const weights = deps.weights ?? EQUAL_WEIGHTS;
   const seconds = (from: number): number => Math.round(now() - from) / 1000;
 
   return async function search(request: SearchRequest): Promise<{ hits: SearchHit[]; timing: SearchTiming }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
     let started = now();
-    const [queryVector] = await deps.embedder.embed([request.query], {
-      kind: 'query',
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
-    timing.embedding = seconds(started);
+    let vectorHits: readonly { id: string }[] = [];
+    if (weights.dense > 0) {
+      const [queryVector] = await deps.embedder.embed([request.query], {
+        kind: 'query',
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      timing.embedding = seconds(started);
+      started = now();
+      vectorHits = await deps.index().search(queryVector!, { k: request.initialK });
+      timing.vectorSearch = seconds(started);
+    }
 
-    started = now();
-    const vectorHits = await deps.index().search(queryVector!, { k: request.initialK });
-    timing.vectorSearch = seconds(started);
-
-    started = now();
-    const lexicalHits = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
-      match: 'any',
-      limit: request.initialK,
-    });
-    timing.lexicalSearch = seconds(started);
+    let lexicalHits: readonly { id: string }[] = [];
+    if (weights.lexical > 0) {
+      started = now();
+      const found = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
+        match: 'any',
+        limit: request.initialK,
+      });
+      lexicalHits = found.map((hit) => hit.doc);
+      timing.lexicalSearch = seconds(started);
+    }
 
     const fused = new Map<string, number>();
-    const addRanks = (ids: readonly string[]): void =>
-      ids.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
-    addRanks(vectorHits.map((hit) => hit.id));
-    addRanks(lexicalHits.map((hit) => hit.doc.id));
+    const addRanks = (hits: readonly { id: string }[], weight: number): void =>
+      hits.forEach(({ id }, rank) => fused.set(id, (fused.get(id) ?? 0) + weight / (RRF_K + rank + 1)));
+    addRanks(vectorHits, weights.dense);
+    addRanks(lexicalHits, weights.lexical);
     const ranked = [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const candidates = ranked.slice(0, Math.max(request.topK, deps.rerank ? request.initialK : request.topK));
 
