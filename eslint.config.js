@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**', 'bench/**', 'scripts/**'],
+    files: ['test/**', 'bench/**', 'eval/**', 'scripts/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
   },
   {

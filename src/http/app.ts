@@ -5,7 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
 import { mountDocs } from './docs.js';
 import { assistantErrorSchema, errorHandler, notFound } from './errorHandler.js';
-import { mountRoutes, type ReadYourWrites } from './mountRoutes.js';
+import { mountRoutes, serveFixedRoutes, type FixedRoutes, type ReadYourWrites } from './mountRoutes.js';
 import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
 import { documentRoutes } from './retrieval/documents.js';
 import { scrapeRoutes } from './retrieval/scrape.js';
@@ -117,8 +117,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   // One router for everything, dispatching to the most specific route only: each router costs a
   // scan of its routes and a composed chain on every request.
   const router = new Router({ exclusive: true });
-  mountRoutes(router, RETRIEVAL_PREFIX, retrievalRoutes, limits);
-  mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, limits);
+  const fixed: FixedRoutes = new Map();
+  mountRoutes(router, RETRIEVAL_PREFIX, retrievalRoutes, limits, fixed);
+  mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, limits, fixed);
 
   let openapi: unknown = null;
   const describe = (): unknown =>
@@ -168,6 +169,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       exempt: [`${RETRIEVAL_PREFIX}/health`],
     }),
   );
+  app.use(serveFixedRoutes(fixed));
   app.use(router.routes());
   app.use(notFound(router));
   return app;

@@ -173,12 +173,42 @@ function shadowedPaths(route: Route, routes: readonly Route[]): ReadonlySet<stri
   );
 }
 
-/** Adds each route to the router: body parsing, validation, the handler, the response. */
+/**
+ * Routes of fixed paths by `METHOD path`, served without the router: matching a path against every
+ * route's pattern and composing its chain cost more than a health probe's whole handler.
+ */
+export type FixedRoutes = Map<string, Middleware>;
+
+/** Serves a request for a fixed path from `fixed`; anything else goes on to the router. */
+export function serveFixedRoutes(fixed: FixedRoutes): Middleware {
+  return (ctx, next) => {
+    const chain = fixed.get(`${ctx.method} ${ctx.path}`);
+    return chain ? chain(ctx, next) : next();
+  };
+}
+
+/** Runs `middlewares` in order, each calling the next; the last one's `next` is the caller's. */
+function chainOf(middlewares: readonly Middleware[]): Middleware {
+  return (ctx, next) => {
+    const dispatch = async (at: number): Promise<void> => {
+      const middleware = middlewares[at];
+      if (!middleware) return next();
+      await middleware(ctx, () => dispatch(at + 1));
+    };
+    return dispatch(0);
+  };
+}
+
+/**
+ * Adds each route to the router: body parsing, validation, the handler, the response. Routes of a
+ * fixed path are also added to `fixed` (the router still knows them, for 405s and `Allow`).
+ */
 export function mountRoutes(
   router: Router,
   prefix: string,
   routes: readonly Route[],
   options: MountOptions,
+  fixed: FixedRoutes,
 ): void {
   const parsers = bodyParsers(options);
   for (const route of routes) {
@@ -247,7 +277,13 @@ export function mountRoutes(
           ctx.set(name, value);
       }
     });
-    const layer = router.register(path, [route.method.toUpperCase()], middlewares, {
+    const method = route.method.toUpperCase();
+    if (!route.path.includes('{')) {
+      const chain = chainOf(middlewares);
+      fixed.set(`${method} ${path}`, chain);
+      if (method === 'GET') fixed.set(`HEAD ${path}`, chain);
+    }
+    const layer = router.register(path, [method], middlewares, {
       name: route.operationId,
     });
     if (shadowed.size > 0) {
