@@ -254,9 +254,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   function byTypeStatement(types: number): Database.Statement<unknown[], EventRow> {
     let statement = byTypeReads.get(types);
     if (!statement) {
-      const one = `SELECT * FROM (SELECT ${COLUMNS} FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?)`;
+      // Positions come from the type index alone (it covers them); only the page's own rows are
+      // then read whole. Reading every column in each type's range read up to `types` pages of
+      // event data to keep one.
+      const one = `SELECT * FROM (SELECT position FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?)`;
       statement = db.prepare<unknown[], EventRow>(
-        `${Array(types).fill(one).join(' UNION ALL ')} ORDER BY position LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE position IN (${Array(types).fill(one).join(' UNION ALL ')} ORDER BY position LIMIT ?) ORDER BY position`,
       );
       byTypeReads.set(types, statement);
     }
