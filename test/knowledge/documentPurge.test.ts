@@ -1,0 +1,87 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { KNOWLEDGE } from '../../src/projections/knowledgeProjection.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+
+/** Every file under `dir` (recursively) whose bytes contain `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found.push(...filesContaining(path, needle));
+    else if (readFileSync(path).includes(Buffer.from(needle))) found.push(path);
+  }
+  return found;
+}
+
+describe('deleting a document', function () {
+  this.timeout(60_000);
+  let dir: string;
+  const caller = { actorId: 'user-1', correlationId: 'c' };
+  const open = (): Promise<Runtime> =>
+    createRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SCRUB_DELAY_MS: '20' }), {
+      log: silentLogger,
+    });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'archivist-docpurge-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function ingest(runtime: Runtime, fileName: string, text: string): Promise<string> {
+    const outcome = await runtime.knowledge.ingest({
+      fileName,
+      bytes: Buffer.from(text),
+      source: `notes/${fileName}`,
+      sourceKind: 'upload',
+      section: 'notes',
+      skipDuplicates: true,
+      caller,
+      signal: new AbortController().signal,
+    });
+    expect(outcome.success, outcome.error ?? '').to.equal(true);
+    return outcome.docId!;
+  }
+
+  async function settle(runtime: Runtime): Promise<void> {
+    const head = await runtime.eventStore.headPosition();
+    expect(await runtime.reactors.waitFor(head, 10_000)).to.equal(true);
+    expect(await runtime.projections.waitFor(head, { timeoutMs: 10_000 })).to.equal(true);
+    expect(await runtime.knowledge.waitForVectors(head, 10_000)).to.equal(true);
+    await runtime.scrubber.idle();
+  }
+
+  it('leaves nothing of its text in any file under DATA_DIR, after a restart and a rebuild too', async () => {
+    const marker = `zqmarker${Math.random().toString(36).slice(2, 12)}`;
+    const paragraph = (word: string) =>
+      `# Field notes\n\nThe survey team measured ${word} along the northern bank of the river.\n\n` +
+      `Every reading of ${word} was checked twice before it was written down.\n`;
+    let runtime = await open();
+    await runtime.start();
+    await ingest(runtime, 'keep.md', paragraph('keepsakeword1234'));
+    const docId = await ingest(runtime, 'doomed.md', paragraph(marker));
+    await settle(runtime);
+    expect(filesContaining(dir, marker)).to.not.deep.equal([]);
+    const found = await runtime.knowledge.search({ query: marker, topK: 5, initialK: 20 });
+    expect(found.hits.map((hit) => hit.document.id)).to.include(docId);
+
+    await runtime.knowledge.documents.delete({ docId }, caller);
+    await settle(runtime);
+    const after = await runtime.knowledge.search({ query: marker, topK: 5, initialK: 20 });
+    expect(after.hits.map((hit) => hit.document.id)).to.not.include(docId);
+    expect(filesContaining(dir, marker)).to.deep.equal([]);
+    await runtime.stop();
+    expect(filesContaining(dir, marker)).to.deep.equal([]);
+
+    runtime = await open();
+    await runtime.start();
+    await runtime.projections.rebuild(KNOWLEDGE);
+    await settle(runtime);
+    await runtime.stop();
+    expect(filesContaining(dir, marker)).to.deep.equal([]);
+    expect(filesContaining(dir, 'keepsakeword1234')).to.not.deep.equal([]);
+  });
+});
