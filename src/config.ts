@@ -308,9 +308,9 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   },
   {
     name: 'SEARCH_DENSE_WEIGHT',
-    default: '1',
+    default: '(1 with EMBEDDING_MODEL, 0.05 with the local embedder)',
     meaning:
-      'Weight of the dense (vector) ranking in the fusion, from 0 to 10; 0 leaves the vector index and the embedder out of searches.',
+      'Weight of the dense (vector) ranking in the fusion, from 0 to 10; 0 leaves the vector index and the embedder out of searches. The local hashed embedder knows no synonyms: weighed like BM25 it made retrieval worse on the retrieval evaluation, as a tie-breaker and a fallback for words BM25 misses it made it better (docs/benchmarks.md).',
   },
   {
     name: 'VECTOR_STORE',
@@ -425,8 +425,8 @@ function integer(env: Env, name: string, min: number, max: number, fallback?: nu
   return value;
 }
 
-function decimal(env: Env, name: string, min: number, max: number): number {
-  const raw = env[name]?.trim() || documentedDefault(name);
+function decimal(env: Env, name: string, min: number, max: number, fallback?: number): number {
+  const raw = env[name]?.trim() || (fallback === undefined ? documentedDefault(name) : String(fallback));
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
@@ -437,7 +437,7 @@ function decimal(env: Env, name: string, min: number, max: number): number {
 function searchWeights(env: Env): { lexical: number; dense: number } {
   const weights = {
     lexical: decimal(env, 'SEARCH_LEXICAL_WEIGHT', 0, 10),
-    dense: decimal(env, 'SEARCH_DENSE_WEIGHT', 0, 10),
+    dense: decimal(env, 'SEARCH_DENSE_WEIGHT', 0, 10, env['EMBEDDING_MODEL']?.trim() ? 1 : 0.05),
   };
   if (weights.lexical === 0 && weights.dense === 0) {
     throw new ConfigError(

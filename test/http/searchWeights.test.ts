@@ -58,9 +58,15 @@ describe('fusion weights of /search and /query', () => {
       ConfigError,
       /cannot both be 0/,
     );
+    const withModel = {
+      EMBEDDING_MODEL: 'e5',
+      EMBEDDING_BASE_URL: 'http://127.0.0.1:1/v1',
+      EMBEDDING_DIMENSIONS: '384',
+    };
+    expect(loadConfig(withModel).searchWeights).to.deep.equal({ lexical: 1, dense: 1 });
     expect(loadConfig({ SEARCH_LEXICAL_WEIGHT: '2.5' }).searchWeights).to.deep.equal({
       lexical: 2.5,
-      dense: 1,
+      dense: 0.05,
     });
   });
 });
