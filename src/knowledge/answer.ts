@@ -1,6 +1,6 @@
 import type { ChatModel, TokenUsage } from '../models/chatModel.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
-import type { Search, SearchHit, SearchTiming } from './search.js';
+import { secondsSince, type Search, type SearchHit, type SearchTiming } from './search.js';
 
 export interface QuestionRequest {
   question: string;
@@ -34,7 +34,7 @@ const MAX_CONTEXT_CHARS = 24_000;
 /** Retrieval-augmented answers: search, number the passages, ask the chat model to answer from them. */
 export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now?: () => number }) {
   const now = deps.now ?? (() => performance.now());
-  const seconds = (from: number): number => Math.round(now() - from) / 1000;
+  const seconds = secondsSince(now);
 
   return async function answer(request: QuestionRequest): Promise<Answer> {
     const started = now();

@@ -50,6 +50,15 @@ export interface SearchDeps {
   now?: () => number;
 }
 
+/**
+ * Seconds since `from` on the `now` clock (milliseconds), to the microsecond: a step of a fraction of
+ * a millisecond (a lexical search, an extractive answer) is measured, not rounded to 0.
+ */
+export const secondsSince =
+  (now: () => number) =>
+  (from: number): number =>
+    Math.round((now() - from) * 1000) / 1e6;
+
 /** Reciprocal rank fusion constant: 60 is the usual choice (Cormack et al.). */
 const RRF_K = 60;
 
@@ -61,7 +70,7 @@ const RRF_K = 60;
 export function createSearch(deps: SearchDeps) {
   const now = deps.now ?? (() => performance.now());
   const weights = deps.weights ?? EQUAL_WEIGHTS;
-  const seconds = (from: number): number => Math.round(now() - from) / 1000;
+  const seconds = secondsSince(now);
 
   return async function search(request: SearchRequest): Promise<{ hits: SearchHit[]; timing: SearchTiming }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };

@@ -32,6 +32,16 @@ describe('fusion weights of /search and /query', () => {
     expect(search.body.count).to.be.greaterThan(0);
   });
 
+  it('measures steps shorter than a millisecond instead of rounding them to 0', async () => {
+    const { http } = await withReadme({});
+    const query = await http.post('/api/v1/query').send({ question: MISSPELT }).expect(200);
+    const { timing } = query.body as { timing: Record<string, number> };
+    // A BM25 query and a local embedding of three words take microseconds, not milliseconds.
+    expect(timing['keyword_search']).to.be.greaterThan(0).and.lessThan(0.05);
+    expect(timing['embedding']).to.be.greaterThan(0);
+    expect(timing['total']).to.be.at.least(timing['retrieval_total']!);
+  });
+
   it('leaves the embedder and the vector index out with SEARCH_DENSE_WEIGHT=0', async () => {
     const { http } = await withReadme({ SEARCH_DENSE_WEIGHT: '0' });
     const misspelt = await http.post('/api/v1/search').send({ query: 'eroshun' }).expect(200);
