@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -6,17 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { KNOWLEDGE } from '../../src/projections/knowledgeProjection.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-
-/** Every file under `dir` (recursively) whose bytes contain `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) found.push(...filesContaining(path, needle));
-    else if (readFileSync(path).includes(Buffer.from(needle))) found.push(path);
-  }
-  return found;
-}
+import { filesContaining } from '../support/filesContaining.js';
 
 describe('deleting a document', function () {
   this.timeout(60_000);
