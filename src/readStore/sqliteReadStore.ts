@@ -372,15 +372,26 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
         searchOptions.match === 'any'
           ? terms.map((term) => `"${term}"`).join(' OR ')
           : terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
+      const limit = searchOptions.limit ?? 20;
+      const skip = searchOptions.skip ?? 0;
+      const filtered = searchOptions.filter !== undefined && Object.keys(searchOptions.filter).length > 0;
+      // Unfiltered, the page is ranked inside the full-text index (FTS5's own rank order) and only
+      // its rows are joined to their documents: joining every match first, then sorting, cost
+      // ~40 ms a query at 100k chunks where a common word matches a quarter of them.
       const where = whereClause(searchOptions.filter, 'c.doc');
-      const rows = statement(
-        `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t JOIN ${state.table} c ON c.rid = t.rowid
-         WHERE ${state.textTable} MATCH ? AND ${where.sql}
-         ORDER BY rank LIMIT ? OFFSET ?`,
-      ).all(match, ...where.params, searchOptions.limit ?? 20, searchOptions.skip ?? 0) as Array<{
-        doc: string;
-        rank: number;
-      }>;
+      const rows = (
+        filtered
+          ? statement(
+              `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t JOIN ${state.table} c ON c.rid = t.rowid
+               WHERE ${state.textTable} MATCH ? AND ${where.sql}
+               ORDER BY rank LIMIT ? OFFSET ?`,
+            ).all(match, ...where.params, limit, skip)
+          : statement(
+              `SELECT c.doc AS doc, t.rank AS rank FROM
+                 (SELECT rowid, rank FROM ${state.textTable} WHERE ${state.textTable} MATCH ? ORDER BY rank LIMIT ? OFFSET ?) t
+               JOIN ${state.table} c ON c.rid = t.rowid ORDER BY t.rank`,
+            ).all(match, limit, skip)
+      ) as Array<{ doc: string; rank: number }>;
       return rows.map((row) => ({ doc: JSON.parse(row.doc) as T, score: -row.rank }));
     },
 
