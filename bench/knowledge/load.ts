@@ -1,0 +1,114 @@
+/**
+ * HTTP load for the knowledge-base benchmark: autocannon at a fixed number of connections with a
+ * different body on every request, and a closed-loop client (undici, microsecond timing) for
+ * latencies at low concurrency, where autocannon's whole-millisecond histogram is too coarse.
+ */
+import { createRequire } from 'node:module';
+import { Pool } from 'undici';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+}
+
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+}
+
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: AutocannonRequest[];
+}) => Promise<AutocannonResult>;
+
+// autocannon has no type declarations: this is the part of its API used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** Throughput and latency with `connections` requests always in flight, bodies cycling through `bodies`. */
+export async function autocannonLoad(options: {
+  url: string;
+  path: string;
+  bodies: readonly unknown[];
+  connections: number;
+  seconds: number;
+}): Promise<{ rate: number; p50: number; p99: number; total: number }> {
+  let next = 0;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: options.path,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify(options.bodies[next++ % options.bodies.length]),
+        }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(
+      `failures during the run: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  }
+  return {
+    rate: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+  };
+}
+
+/**
+ * A closed loop of `concurrency` clients, each sending its next request when the last one answered,
+ * `requests` in all; latencies in milliseconds. `check` sees every parsed response.
+ */
+export async function closedLoop(options: {
+  origin: string;
+  path: string;
+  bodies: readonly unknown[];
+  requests: number;
+  concurrency: number;
+  check?: (response: unknown, body: unknown) => void;
+}): Promise<{ latencies: number[]; rate: number }> {
+  const pool = new Pool(options.origin, { connections: options.concurrency });
+  const latencies: number[] = [];
+  let sent = 0;
+  const started = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (sent < options.requests) {
+          const body = options.bodies[sent++ % options.bodies.length];
+          const begin = performance.now();
+          const response = await pool.request({
+            method: 'POST',
+            path: options.path,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          const text = await response.body.text();
+          latencies.push(performance.now() - begin);
+          if (response.statusCode !== 200)
+            throw new Error(`${options.path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+          options.check?.(JSON.parse(text), body);
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  return { latencies, rate: latencies.length / ((performance.now() - started) / 1000) };
+}

@@ -1,0 +1,392 @@
+/**
+ * The knowledge base at BENCH_CHUNKS chunks (default 100,000), embedded, 384-dimensional local
+ * embedder — the default `npm start` configuration:
+ *
+ * 1. seeding: documents written straight into the event log as ingestion records them;
+ * 2. initial build: the compiled server started on that log, until its read models (documents,
+ *    chunks, FTS5) and its vector index hold every chunk (the vector projection embeds each one);
+ * 3. `POST /api/v1/search` with varied 2–4-word queries: autocannon at BENCH_CONNECTIONS (throughput,
+ *    p50, p99) and a closed loop at concurrency 1 (p50, p99);
+ * 4. `POST /api/v1/query` p50 with the local extractive answerer;
+ * 5. the server's RSS and peak RSS;
+ * 6. recall@10 of the vector index (HNSW at the server's VECTOR_EXACT_BELOW) against exact search,
+ *    on the persisted index opened in this process;
+ * 7. rebuilding every knowledge-base projection: `archivist rebuild` (the read models) and the vector
+ *    index (which that command does not rebuild: it is rebuilt from the log, vectors from the
+ *    embedding cache, when its collection is missing), with proof that the embedder was not called.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createReadStoreEmbeddingCache, EMBEDDINGS_COLLECTION } from '../src/knowledge/embeddingCache.js';
+import { createLocalEmbedder } from '../src/models/localEmbedder.js';
+import { normalizeForIndex } from '../src/parsing/clean/normalize.js';
+import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
+import { openEmbeddedIndex } from '../src/vector/embeddedIndex.js';
+import type { VectorIndex } from '../src/vector/vectorIndex.js';
+import { createCorpus, mulberry32, queries, STOP_WORDS } from './knowledge/corpus.js';
+import { autocannonLoad, closedLoop } from './knowledge/load.js';
+import { seedDocuments } from './knowledge/seed.js';
+import { build, machine, median, percentile, report, serveCompiled } from './support.js';
+
+const CHUNKS = Number(process.env['BENCH_CHUNKS'] ?? 100_000);
+const CHUNKS_PER_DOCUMENT = 100;
+const DOCUMENTS = Math.ceil(CHUNKS / CHUNKS_PER_DOCUMENT);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 16);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const PORT = 19_300 + Math.floor(Math.random() * 90);
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const DIMENSIONS = 384;
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-kb-'));
+const embedder = createLocalEmbedder({ dimensions: DIMENSIONS });
+const seconds = (from: number): number => (performance.now() - from) / 1000;
+
+type Readiness = {
+  ready: boolean;
+  components: Array<{ name: string; healthy: boolean; reason: string | null }>;
+};
+
+/** Says so when a server ends before the benchmark stops it (a crash, or a signal from elsewhere). */
+function watch(
+  started: Awaited<ReturnType<typeof serveCompiled>>,
+): Awaited<ReturnType<typeof serveCompiled>> {
+  let stopping = false;
+  started.process.once('exit', (code, signal) => {
+    if (!stopping) console.error(`the server exited unexpectedly (code ${code}, signal ${signal})`);
+  });
+  return {
+    ...started,
+    stop() {
+      stopping = true;
+      return started.stop();
+    },
+  };
+}
+
+/** Polls readiness until the read models are live and the vector index holds `expected` vectors. */
+async function awaitCaughtUp(
+  started: number,
+  expected: number,
+  exited: () => boolean,
+): Promise<{ readModels: number; vectors: number }> {
+  let readModels: number | null = null;
+  let vectors: number | null = null;
+  const deadline = performance.now() + 30 * 60_000;
+  while (readModels === null || vectors === null) {
+    if (exited()) throw new Error('the server exited while catching up');
+    if (performance.now() > deadline) throw new Error('the server did not catch up within 30 minutes');
+    const response = await fetch(`${ORIGIN}/api/v1/health/ready`).catch(() => null);
+    if (response) {
+      const body = (await response.json()) as Readiness;
+      // `ready` covers the stores, the bus and the read-model projections, not the vector index.
+      if (readModels === null && response.status === 200 && body.ready) readModels = seconds(started);
+      const store = body.components.find((component) => component.name === 'vector_store');
+      const count = Number(/^(\d+) vectors/.exec(store?.reason ?? '')?.[1] ?? -1);
+      if (vectors === null && count === expected) vectors = seconds(started);
+      if (store && !store.healthy) throw new Error(`vector store unhealthy: ${store.reason}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { readModels, vectors };
+}
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { rss: kb('VmRSS') * 1024, peak: kb('VmHWM') * 1024 };
+}
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+type SearchResponse = { results: Array<{ doc_id: string; metadata: { chunk_id: string } }>; count: number };
+type QueryResponse = {
+  sources: unknown[];
+  timing: Record<'embedding' | 'vector_search' | 'keyword_search' | 'llm_generation' | 'total', number>;
+};
+
+function topIds(index: VectorIndex, vectors: readonly Float32Array[]): Promise<string[][]> {
+  return Promise.all(
+    vectors.map(async (vector) => (await index.search(vector, { k: 10 })).map((hit) => hit.id)),
+  );
+}
+
+const load = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
+console.log(`machine: ${machine()}`);
+console.log(`load average at start: ${load()} (other processes share the cores when above 0)`);
+console.log(
+  `${CHUNKS.toLocaleString('en')} chunks (${DOCUMENTS} documents × ${CHUNKS_PER_DOCUMENT}), ${DIMENSIONS} dims, local embedder, DATA_DIR ${dataDir}`,
+);
+build();
+
+let server: Awaited<ReturnType<typeof serveCompiled>> | null = null;
+try {
+  // 1. Seeding.
+  const corpus = createCorpus(42);
+  let started = performance.now();
+  const seeded = await seedDocuments({
+    dataDir,
+    corpus,
+    documents: DOCUMENTS,
+    chunksPerDocument: CHUNKS_PER_DOCUMENT,
+    wordsPerChunk: 80,
+  });
+  const seedSeconds = seconds(started);
+  if (seeded.chunks !== CHUNKS) console.log(`(seeded ${seeded.chunks} chunks: whole documents)`);
+  const chunks = seeded.chunks;
+  // The server's default VECTOR_EXACT_BELOW decides whether its index searches exactly or with HNSW.
+  const config = loadConfig({ DATA_DIR: dataDir });
+  const mode = chunks < config.vectorExactBelow ? 'exact' : 'HNSW';
+  console.log(`vector search in the server: ${mode} (VECTOR_EXACT_BELOW=${config.vectorExactBelow})`);
+  report(
+    `seeding (${seeded.events.toLocaleString('en')} events, ${(seeded.textBytes / 2 ** 20).toFixed(0)} MiB of text)`,
+    chunks / seedSeconds,
+    'chunks/s',
+  );
+
+  // 2. Initial build.
+  started = performance.now();
+  server = watch(await serveCompiled(PORT, { DATA_DIR: dataDir }));
+  const initial = server;
+  const built = await awaitCaughtUp(started, chunks, () => initial.process.exitCode !== null);
+  report('initial build: read models live (/health/ready 200)', built.readModels, 's');
+  report('initial build: every chunk in the vector index', built.vectors, 's');
+  report(
+    'initial build (embeds every chunk)',
+    chunks / Math.max(built.readModels, built.vectors),
+    'chunks/s',
+  );
+  const stats = (await (await fetch(`${ORIGIN}/api/v1/health/stats`)).json()) as {
+    collection_name: string;
+    document_count: number;
+    embedding_model: string;
+  };
+  if (stats.document_count !== DOCUMENTS)
+    throw new Error(`stats report ${stats.document_count} documents, not ${DOCUMENTS}`);
+
+  // The first search above VECTOR_EXACT_BELOW builds the HNSW graph; it must find the last chunk by its text.
+  started = performance.now();
+  const first = await post<SearchResponse>('/api/v1/search', {
+    query: seeded.last.text,
+    top_k: 10,
+    initial_k: 20,
+  });
+  report(
+    `first search after catch-up (${mode === 'HNSW' ? 'builds the HNSW graph' : 'exact search'})`,
+    seconds(started) * 1000,
+    'ms',
+  );
+  if (first.results[0]?.metadata.chunk_id !== seeded.last.chunkId)
+    throw new Error(
+      `the last chunk is not the first hit for its own text: ${JSON.stringify(first.results[0])}`,
+    );
+
+  // 3. Search over HTTP.
+  const searchQueries = queries(corpus, 400);
+  const searchBodies = searchQueries.map((query) => ({ query, top_k: 10, initial_k: 20 }));
+  let empty = 0;
+  const countEmpty = (response: unknown): void => {
+    if ((response as SearchResponse).count === 0) empty += 1;
+  };
+  await closedLoop({
+    origin: ORIGIN,
+    path: '/api/v1/search',
+    bodies: searchBodies,
+    requests: 400,
+    concurrency: 4,
+  });
+  const loaded = await autocannonLoad({
+    url: ORIGIN,
+    path: '/api/v1/search',
+    bodies: searchBodies,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+  });
+  report(`search, ${CONNECTIONS} connections (autocannon, ${SECONDS} s)`, loaded.rate, 'queries/s', '>= 500');
+  report(`search, ${CONNECTIONS} connections: p50 (whole ms)`, loaded.p50, 'ms', '<= 5');
+  report(`search, ${CONNECTIONS} connections: p99 (whole ms)`, loaded.p99, 'ms', '<= 20');
+  const single = await closedLoop({
+    origin: ORIGIN,
+    path: '/api/v1/search',
+    bodies: searchBodies,
+    requests: 800,
+    concurrency: 1,
+    check: countEmpty,
+  });
+  report('search, concurrency 1: p50', median(single.latencies), 'ms', '<= 5');
+  report('search, concurrency 1: p99', percentile(single.latencies, 99), 'ms', '<= 20');
+  if (empty > 0) console.log(`(${empty} of 800 searches found nothing)`);
+  const withStopWords = await closedLoop({
+    origin: ORIGIN,
+    path: '/api/v1/search',
+    bodies: queries(corpus, 200, { withStopWord: true }).map((query) => ({
+      query,
+      top_k: 10,
+      initial_k: 20,
+    })),
+    requests: 200,
+    concurrency: 1,
+  });
+  report(`search, concurrency 1, with a top-${STOP_WORDS} word: p50`, median(withStopWords.latencies), 'ms');
+
+  // 4. Query with the local answerer.
+  const timings: QueryResponse['timing'][] = [];
+  const answered = await closedLoop({
+    origin: ORIGIN,
+    path: '/api/v1/query',
+    bodies: searchQueries.map((query) => ({
+      question: `What is said about ${query}?`,
+      top_k: 5,
+      initial_k: 20,
+      include_timing: true,
+      include_context: false,
+    })),
+    requests: 300,
+    concurrency: 1,
+    check: (response) => timings.push((response as QueryResponse).timing),
+  });
+  report('query (local extractive answerer), concurrency 1: p50', median(answered.latencies), 'ms', '<= 50');
+  const part = (name: keyof QueryResponse['timing']): string =>
+    `${name} ${(median(timings.map((timing) => timing[name])) * 1000).toFixed(2)}`;
+  console.log(
+    `  query timing medians (ms, as the server reports them): ${(['embedding', 'vector_search', 'keyword_search', 'llm_generation', 'total'] as const).map(part).join(', ')}`,
+  );
+
+  // 5. Memory.
+  const memory = memoryOf(initial.process.pid!);
+  report('server RSS after the loads (VmRSS)', memory.rss / 2 ** 20, 'MiB', '<= 1,024');
+  report('server peak RSS (VmHWM)', memory.peak / 2 ** 20, 'MiB', '<= 1,024');
+  await initial.stop();
+
+  // 6. Recall@10 of the vector index against exact search, on the persisted index.
+  // Two sets of query vectors: 2–4 words drawn like the search queries above, and 2–4 topic words
+  // of one document (queries that have a neighbourhood in the corpus).
+  const recallRandom = mulberry32(7);
+  const recallSets = {
+    'random words': queries(createCorpus(7), 200),
+    'topic words': Array.from({ length: 200 }, () => {
+      const topic = seeded.topics[Math.floor(recallRandom() * seeded.topics.length)]!;
+      const size = 2 + Math.floor(recallRandom() * 3);
+      return Array.from({ length: size }, () => topic[Math.floor(recallRandom() * topic.length)]).join(' ');
+    }),
+  };
+  const vectorSets = await Promise.all(
+    Object.values(recallSets).map((texts) => embedder.embed(texts, { kind: 'query' })),
+  );
+  const indexOptions = {
+    dir: join(dataDir, 'vectors'),
+    collection: stats.collection_name,
+    dimensions: DIMENSIONS,
+  };
+  const exactIndex = openEmbeddedIndex({ ...indexOptions, exactBelow: chunks + 1 });
+  if ((await exactIndex.count()) !== chunks)
+    throw new Error(`the index holds ${await exactIndex.count()} vectors`);
+  started = performance.now();
+  const exact = await Promise.all(vectorSets.map((vectors) => topIds(exactIndex, vectors)));
+  const exactMs = (seconds(started) * 1000) / (vectorSets.length * 200);
+  await exactIndex.close();
+  const served = openEmbeddedIndex({ ...indexOptions, exactBelow: config.vectorExactBelow });
+  started = performance.now();
+  await served.search(vectorSets[0]![0]!, { k: 10 });
+  const graphSeconds = seconds(started);
+  started = performance.now();
+  const approximate = await Promise.all(vectorSets.map((vectors) => topIds(served, vectors)));
+  const approximateMs = (seconds(started) * 1000) / (vectorSets.length * 200);
+  await served.close();
+  Object.keys(recallSets).forEach((name, set) => {
+    const found = exact[set]!.map(
+      (ids, at) => ids.filter((id) => approximate[set]![at]!.includes(id)).length / ids.length,
+    );
+    report(
+      `recall@10, ${mode} vs exact, 200 queries of ${name}`,
+      found.reduce((sum, value) => sum + value, 0) / found.length,
+      '',
+      '>= 0.95',
+    );
+  });
+  console.log(
+    `  in-process: exact search ${exactMs.toFixed(2)} ms/query, ${mode} ${approximateMs.toFixed(3)} ms/query, HNSW graph build ${graphSeconds.toFixed(1)} s`,
+  );
+
+  // 7. Rebuild. `archivist rebuild` rebuilds the read-model projections (knowledge: documents, chunks, FTS).
+  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+  started = performance.now();
+  const rebuilt = spawnSync(process.execPath, [cli, 'rebuild'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const readModelSeconds = seconds(started);
+  if (rebuilt.status !== 0) throw new Error(`archivist rebuild failed: ${rebuilt.stderr}`);
+  console.log(`  archivist rebuild: ${rebuilt.stdout.trim().split('\n').join(' ')}`);
+  report('rebuild: read models (archivist rebuild)', readModelSeconds, 's');
+
+  // The vector index is no read model: rebuilt from the whole log when its collection is missing.
+  // Proof that the rebuild takes vectors from the cache: the cache holds every chunk's hash (so
+  // embedWithCache has nothing to embed), and canary vectors planted in the cache come out of the index.
+  const readStore = createSqliteReadStore({
+    path: join(dataDir, 'read.db'),
+    normalizeText: normalizeForIndex,
+  });
+  const cache = createReadStoreEmbeddingCache(readStore);
+  const cached = await cache.get(
+    embedder.space,
+    seeded.chunkHashes.map((chunk) => chunk.hash),
+  );
+  const random = corpus.random;
+  const canaries = Array.from({ length: 20 }, (_, at) => {
+    const chunk = seeded.chunkHashes[Math.floor(((at + 0.5) * chunks) / 20)]!;
+    const vector = new Float32Array(DIMENSIONS).map(() => random() - 0.5);
+    const norm = Math.hypot(...vector);
+    return { ...chunk, vector: vector.map((value) => value / norm) };
+  });
+  await cache.put(
+    embedder.space,
+    canaries.map(({ hash, vector }) => ({ hash, vector })),
+  );
+  const cacheRows = await readStore.count(EMBEDDINGS_COLLECTION, { model: embedder.space });
+  await readStore.close();
+  console.log(
+    `  embedding cache before the vector rebuild: ${cached.size} of ${chunks} chunk hashes cached (${cacheRows} rows for ${embedder.space}); 20 canaries planted`,
+  );
+  rmSync(join(dataDir, 'vectors', stats.collection_name), { recursive: true, force: true });
+  started = performance.now();
+  server = watch(await serveCompiled(PORT, { DATA_DIR: dataDir }));
+  const rebuilding = server;
+  const vectorRebuild = await awaitCaughtUp(started, chunks, () => rebuilding.process.exitCode !== null);
+  await rebuilding.stop();
+  const check = openEmbeddedIndex({ ...indexOptions, exactBelow: chunks + 1 });
+  let fromCache = 0;
+  for (const canary of canaries) {
+    const [hit] = await check.search(canary.vector, { k: 1 });
+    if (hit?.id === canary.id && hit.score > 0.9999) fromCache += 1;
+  }
+  await check.close();
+  report('rebuild: vector index from the cache (start to all vectors)', vectorRebuild.vectors, 's');
+  report('rebuild: canary vectors taken from the cache (of 20)', fromCache, '');
+  report(
+    'rebuild: every knowledge-base projection (sum)',
+    readModelSeconds + vectorRebuild.vectors,
+    's',
+    '<= 60',
+  );
+  if (cached.size !== chunks || fromCache !== canaries.length)
+    console.log('  the embedder WAS (or may have been) called during the vector rebuild');
+  console.log(`load average at the end: ${load()}`);
+} finally {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
