@@ -141,12 +141,16 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
    */
   function scheduleSweep(projection: Projection, delayMs = 2_000): void {
     const timer = setTimeout(() => {
+      sweeps.delete(timer);
       void sweep(projection).catch((error: unknown) =>
         log.warn({ err: error, projection: projection.name }, 'could not drop a retired projection instance'),
       );
     }, delayMs);
     timer.unref();
+    sweeps.add(timer);
   }
+  /** Pending sweeps: cancelled when the engine stops (the stores close after it; the next start sweeps). */
+  const sweeps = new Set<NodeJS.Timeout>();
 
   async function sweep(projection: Projection): Promise<void> {
     const active = await registry.active(projection.name);
@@ -250,6 +254,8 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
 
     async stop() {
       controller.abort();
+      for (const timer of sweeps) clearTimeout(timer);
+      sweeps.clear();
       notify();
       await Promise.allSettled(runners);
     },
