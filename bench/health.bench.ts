@@ -6,11 +6,11 @@
  * to /dev/null (health probes log at debug; every request keeps its correlation id).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, machine, median, report, serveCompiled } from './support.js';
+import { build, cpuSeconds, machine, median, report, serveCompiled } from './support.js';
 
 const PORT = 18_900 + Math.floor(Math.random() * 90);
 const REFERENCE_PORT = PORT + 100;
@@ -18,12 +18,6 @@ const RUNS = Number(process.env['HEALTH_RUNS'] ?? 3);
 const SECONDS = process.env['HEALTH_SECONDS'] ?? '10';
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-health-'));
 const autocannon = join(createRequire(import.meta.url).resolve('autocannon'), '..', 'autocannon.js');
-
-/** CPU seconds a process has used (user + system, all threads): contention does not inflate it much. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 function load(port: number, pid: number): { rate: number; p50: number; p99: number; cpuUs: number } {
   const cpuBefore = cpuSeconds(pid);

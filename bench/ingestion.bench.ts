@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { mapLimit } from '../src/mapLimit.js';
-import { build, machine, median, report, serveCompiled } from './support.js';
+import { build, cpuSeconds, machine, median, report, serveCompiled } from './support.js';
 
 interface Input {
   name: string;
@@ -54,11 +54,6 @@ function handbook(): Input[] {
       .sort()
       .map((name) => ({ name: `${lang}-${name}`, bytes: readFileSync(join(dir, lang, name)) })),
   );
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function post(port: number, path: string, input: Input): Promise<Record<string, unknown>> {

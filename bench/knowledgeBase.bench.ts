@@ -16,7 +16,7 @@
  *    embedding cache, when its collection is missing), with proof that the embedder was not called.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -29,6 +29,7 @@ import type { VectorIndex } from '../src/vector/vectorIndex.js';
 import { createCorpus, mulberry32, queries, STOP_WORDS } from './knowledge/corpus.js';
 import { autocannonLoad, closedLoop } from './knowledge/load.js';
 import { seedDocuments } from './knowledge/seed.js';
+import { peakMb, rssMb } from './memory/processMemory.js';
 import { build, machine, median, percentile, report, serveCompiled } from './support.js';
 
 const CHUNKS = Number(process.env['BENCH_CHUNKS'] ?? 100_000);
@@ -90,12 +91,6 @@ async function awaitCaughtUp(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { readModels, vectors };
-}
-
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { rss: kb('VmRSS') * 1024, peak: kb('VmHWM') * 1024 };
 }
 
 async function post<T>(path: string, body: unknown): Promise<T> {
@@ -266,9 +261,9 @@ try {
   );
 
   // 5. Memory.
-  const memory = memoryOf(initial.process.pid!);
-  report('server RSS after the loads (VmRSS)', memory.rss / 2 ** 20, 'MiB', '<= 1,024');
-  report('server peak RSS (VmHWM)', memory.peak / 2 ** 20, 'MiB', '<= 1,024');
+  const memory = { rss: rssMb(initial.process.pid!), peak: peakMb(initial.process.pid!) };
+  report('server RSS after the loads (VmRSS)', memory.rss, 'MiB', '<= 1,024');
+  report('server peak RSS (VmHWM)', memory.peak, 'MiB', '<= 1,024');
   await initial.stop();
 
   // 6. Recall@10 of the vector index against exact search, on the persisted index.

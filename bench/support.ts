@@ -1,10 +1,17 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 export function machine(): string {
   const cpu = cpus();
   return `${cpu[0]?.model ?? 'cpu'} × ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+/** CPU seconds a process has used (user + system, all threads): contention does not inflate it much. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export function median(values: number[]): number {

@@ -17,6 +17,9 @@ function field(pid: number, name: 'VmRSS' | 'VmHWM'): number {
 /** Resident memory now, in MB. */
 export const rssMb = (pid: number): number => field(pid, 'VmRSS');
 
+/** The highest resident memory since the process started (or since `resetPeak`), in MB. */
+export const peakMb = (pid: number): number => field(pid, 'VmHWM');
+
 /**
  * Makes VmHWM start again from the current RSS (`5` in clear_refs, Linux 4.0+); false when the
  * kernel refuses, in which case only polling sees the peak.
