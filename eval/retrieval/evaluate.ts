@@ -4,12 +4,11 @@
  * MRR@10 (one over the rank of the first relevant hit within ten), for lexical only, dense only,
  * hybrid (the configured fusion) and hybrid + rerank (the local reranker).
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { createSearch, type FusionWeights, type Search } from '../../src/knowledge/search.js';
+import { createSearch, rerankWith, type FusionWeights, type Search } from '../../src/knowledge/search.js';
 import { silentLogger } from '../../src/log.js';
 import { createLocalReranker } from '../../src/models/localReranker.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -95,7 +94,6 @@ async function ingestCorpus(runtime: Runtime): Promise<void> {
 function modeSearches(runtime: Runtime, hybrid: FusionWeights): Record<Mode, Search> {
   const { knowledge } = runtime;
   const base = { embedder: knowledge.embedder, index: knowledge.vectorIndex, readModels: runtime.readModels };
-  const reranker = createLocalReranker();
   return {
     lexical: createSearch({ ...base, rerank: null, weights: { lexical: 1, dense: 0 } }),
     dense: createSearch({ ...base, rerank: null, weights: { lexical: 0, dense: 1 } }),
@@ -103,7 +101,7 @@ function modeSearches(runtime: Runtime, hybrid: FusionWeights): Record<Mode, Sea
     'hybrid + rerank': createSearch({
       ...base,
       weights: hybrid,
-      rerank: (query, passages, signal) => reranker.rerank(query, passages, signal ? { signal } : {}),
+      rerank: rerankWith(createLocalReranker()),
     }),
   };
 }

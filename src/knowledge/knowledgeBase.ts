@@ -25,7 +25,7 @@ import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
-import { createSearch, type FusionWeights } from './search.js';
+import { createSearch, rerankWith, type FusionWeights } from './search.js';
 import { createVectorProjector } from './vectorProjector.js';
 
 /** Raise when what the vector projection stores changes: a new collection is built beside the old. */
@@ -102,9 +102,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     index: vectorIndex,
     readModels,
     weights: options.searchWeights,
-    rerank: reranker
-      ? (query, passages, signal) => reranker.rerank(query, passages, signal ? { signal } : {})
-      : null,
+    rerank: reranker ? rerankWith(reranker) : null,
   });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
   let projector: ReturnType<typeof createVectorProjector> | null = null;

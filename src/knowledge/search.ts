@@ -1,4 +1,5 @@
 import type { Embedder } from '../models/embedder.js';
+import type { Reranker } from '../models/reranker.js';
 import type { ReadModels } from '../projections/readModels.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { VectorIndex } from '../vector/vectorIndex.js';
@@ -28,6 +29,12 @@ export interface SearchTiming {
 
 /** Scores passages for a query, higher is better (one score per passage, in order). */
 export type Rerank = (query: string, passages: readonly string[], signal?: AbortSignal) => Promise<number[]>;
+
+/** A reranker model as the search's `rerank` step. */
+export const rerankWith =
+  (reranker: Reranker): Rerank =>
+  (query, passages, signal) =>
+    reranker.rerank(query, passages, signal ? { signal } : {});
 
 /**
  * Each retriever's weight in reciprocal rank fusion. Zero leaves that retriever out altogether (a
