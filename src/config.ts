@@ -31,6 +31,8 @@ export interface Config {
   bodyIdleTimeoutMs: number;
   /** Longest time to receive a whole request (headers and body). */
   requestTimeoutMs: number;
+  /** How often an idle Server-Sent Events stream sends a comment line. */
+  sseKeepAliveMs: number;
   readYourWritesTimeoutMs: number;
   taskHeartbeatMs: number;
   taskStallTimeoutMs: number;
@@ -149,6 +151,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'HTTP_REQUEST_TIMEOUT_MS',
     default: '300000',
     meaning: 'A whole request (headers and body, not the response) must arrive within this time (408 above).',
+  },
+  {
+    name: 'SSE_KEEPALIVE_MS',
+    default: '15000',
+    meaning:
+      'An idle Server-Sent Events stream (event log, task events, streamed parsing) sends a comment line this often, so proxies keep it open.',
   },
   {
     name: 'READ_YOUR_WRITES_TIMEOUT_MS',
@@ -296,9 +304,9 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   },
   {
     name: 'VECTOR_EXACT_BELOW',
-    default: '20000',
+    default: '250000',
     meaning:
-      'The embedded vector index searches exactly below this many vectors, and with HNSW (usearch) above.',
+      'Below this many vectors the embedded index scans them all (int8 SIMD, exact rescoring); from it on, it builds an HNSW graph (usearch) in a worker thread, saves it under DATA_DIR and searches it once built.',
   },
   {
     name: 'SEARCH_LEXICAL_WEIGHT',
@@ -542,6 +550,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxJsonBytes: integer(env, 'MAX_JSON_BYTES', 1_024, 1_073_741_824),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 1_024, 10_737_418_240),
     ...httpTimeouts(env),
+    sseKeepAliveMs: integer(env, 'SSE_KEEPALIVE_MS', 10, 3_600_000),
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 0, 60_000),
     taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
     taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 1_000, 86_400_000),

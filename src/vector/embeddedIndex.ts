@@ -1,41 +1,39 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { VectorHit, VectorIndex, VectorRecord } from './vectorIndex.js';
+import type { VectorIndex, VectorRecord } from './vectorIndex.js';
 import { VectorIndexError } from './vectorIndex.js';
+import { createGraphKeeper, type LogPoint } from './graphKeeper.js';
 import { openLogWriter, readLog, type LogEntry } from './vectorLog.js';
-import { createHnsw, type Hnsw } from './usearchHnsw.js';
+import { VectorSlab } from './vectorSlab.js';
 
 export interface EmbeddedIndexOptions {
   /** Folder of all collections (`DATA_DIR/vectors`). */
   dir: string;
   collection: string;
   dimensions: number;
-  /** Below this many vectors search is exact (brute force); above, HNSW (usearch). */
+  /** Below this many vectors every search scans them all; from it on, an HNSW graph (usearch) once built. */
   exactBelow: number;
+  /** Threads a graph build inserts with: 1 (the default) leaves a core to requests. */
+  graphThreads?: number;
 }
 
-interface Stored {
-  docId: string;
-  vector: Float32Array;
-}
+/** `dimensions` is absent in sidecars written before it was recorded, `generation` before graphs were saved. */
+type Sidecar = { checkpoint: string | null; bytes: number; dimensions?: number; generation?: number };
 
-/** `dimensions` is absent in sidecars written before it was recorded. */
-type Sidecar = { checkpoint: string | null; bytes: number; dimensions?: number };
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i += 1) sum += a[i]! * b[i]!;
-  return sum;
+export interface EmbeddedVectorIndex extends VectorIndex {
+  /** Resolves when a collection above `exactBelow` is searched through a graph holding every write. */
+  settleGraph(): Promise<void>;
 }
 
 /**
- * The embedded vector index: every vector in memory (384 floats ≈ 1.5 kB each), an append-only log
- * under `dir/<collection>/` replayed at open, and a checkpoint file written after the log is synced
- * (so the checkpoint never claims writes the log lost; writes after it are replayed by the runner).
- * Search is exact below `exactBelow` vectors — HNSW's approximation buys nothing on small sets —
- * and goes through a usearch HNSW graph above it, built when first needed.
+ * The embedded vector index: every vector in memory in a slab (floats for exact scores, int8 copies
+ * for a SIMD scan), an append-only log under `dir/<collection>/` replayed at open, and a checkpoint
+ * file written after the log is synced (so the checkpoint never claims writes the log lost; writes
+ * after it are replayed by the runner). Below `exactBelow` vectors every search scans the slab
+ * (2 ms at 100k vectors of 384 dimensions); above it, an HNSW graph is built in the background and
+ * searched once ready, the scan answering meanwhile.
  */
-export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
+export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVectorIndex {
   const { dimensions, collection } = options;
   const folder = join(options.dir, collection);
   mkdirSync(folder, { recursive: true });
@@ -52,15 +50,29 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
     );
   }
 
-  const records = new Map<string, Stored>();
+  const slab = new VectorSlab(dimensions);
   const apply = (entry: LogEntry): void => {
-    if (entry.op === 'upsert') records.set(entry.id, { docId: entry.docId, vector: entry.vector });
-    else records.delete(entry.id);
+    if (entry.op === 'upsert') slab.set(entry.id, entry.docId, entry.vector);
+    else slab.delete(entry.id);
   };
   const replayed = readLog(logPath, dimensions, sidecar.bytes);
   for (const entry of replayed.entries) apply(entry);
   const log = openLogWriter(logPath, dimensions, replayed.bytes);
-  let hnsw: Hnsw | null = null;
+  let generation = sidecar.generation ?? 0;
+  const here = (): LogPoint => ({ generation, bytes: log.size });
+  const graphs = createGraphKeeper({
+    folder,
+    dimensions,
+    slab,
+    buildAbove: options.exactBelow,
+    threads: options.graphThreads ?? 1,
+  });
+  graphs.restore(here(), function* writtenAfter(bytes) {
+    for (let at = 0; at < replayed.entries.length; at += 1) {
+      if (replayed.ends[at]! > bytes) yield replayed.entries[at]!.id;
+    }
+  });
+  graphs.maybeBuild(here());
   let closed = false;
 
   const check = (): void => {
@@ -70,30 +82,10 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
     log.append(entries);
     for (const entry of entries) {
       apply(entry);
-      if (hnsw) {
-        if (entry.op === 'upsert') hnsw.upsert(entry.id, entry.vector);
-        else hnsw.remove(entry.id);
-      }
+      graphs.written(entry.id);
     }
+    graphs.maybeBuild(here());
   };
-
-  function exact(query: Float32Array, k: number, docIds: ReadonlySet<string> | null): VectorHit[] {
-    const hits: VectorHit[] = [];
-    for (const [id, stored] of records) {
-      if (docIds && !docIds.has(stored.docId)) continue;
-      hits.push({ id, docId: stored.docId, score: dot(query, stored.vector) });
-    }
-    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
-  }
-
-  async function graph(): Promise<Hnsw> {
-    if (!hnsw) {
-      const built = await createHnsw(dimensions);
-      for (const [id, stored] of records) built.upsert(id, stored.vector);
-      hnsw = built;
-    }
-    return hnsw;
-  }
 
   return {
     engine: 'embedded',
@@ -115,12 +107,11 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
     },
     async delete(ids) {
       check();
-      write(ids.filter((id) => records.has(id)).map((id) => ({ op: 'delete', id })));
+      write(ids.filter((id) => slab.has(id)).map((id) => ({ op: 'delete', id })));
     },
     async deleteDocument(docId) {
       check();
-      const ids = [...records].filter(([, stored]) => stored.docId === docId).map(([id]) => id);
-      write(ids.map((id) => ({ op: 'delete', id })));
+      write(slab.idsOf(docId).map((id) => ({ op: 'delete', id })));
     },
     async search(query, { k, docIds }) {
       check();
@@ -131,40 +122,31 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
         );
       }
       if (k <= 0) return [];
-      const only = docIds ? new Set(docIds) : null;
-      if (only || records.size < options.exactBelow) return exact(query, k, only);
-      const found = (await graph()).search(query, k);
-      return found.flatMap(({ id, score }) => {
-        const stored = records.get(id);
-        return stored ? [{ id, docId: stored.docId, score }] : [];
-      });
+      if (docIds)
+        return slab.score(
+          query,
+          docIds.flatMap((docId) => slab.idsOf(docId)),
+          k,
+        );
+      return graphs.search(query, k) ?? slab.nearest(query, k);
     },
     async count() {
-      return records.size;
+      return slab.size;
     },
+    settleGraph: () => graphs.settle(here),
     async commit(checkpoint) {
       check();
       log.sync();
       // A log mostly made of overwritten and deleted records is rewritten with the live ones.
-      const live = records.size * (dimensions * 4 + 64);
+      const live = slab.size * (dimensions * 4 + 64);
       if (log.size > 4 * live + 1_048_576) {
-        log.rewrite(
-          [...records].map(([id, stored]) => ({
-            op: 'upsert' as const,
-            id,
-            docId: stored.docId,
-            vector: stored.vector,
-          })),
-        );
+        log.rewrite([...slab.entries()].map((entry) => ({ op: 'upsert' as const, ...entry })));
+        // Offsets of the old log mean nothing in the new one: a saved graph no longer matches it.
+        generation += 1;
       }
       const temporary = `${sidecarPath}.partial`;
-      writeFileSync(
-        temporary,
-        JSON.stringify({ checkpoint, bytes: log.size, dimensions } satisfies Sidecar),
-        {
-          flush: true,
-        },
-      );
+      const saved: Sidecar = { checkpoint, bytes: log.size, dimensions, generation };
+      writeFileSync(temporary, JSON.stringify(saved), { flush: true });
       renameSync(temporary, sidecarPath);
       sidecar.checkpoint = checkpoint;
       sidecar.bytes = log.size;
@@ -175,18 +157,19 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): VectorIndex {
     async drop() {
       if (!closed) log.close();
       closed = true;
-      records.clear();
-      hnsw = null;
+      await graphs.close();
+      slab.clear();
       rmSync(folder, { recursive: true, force: true });
     },
     async health() {
       return closed
         ? { healthy: false, reason: 'closed' }
-        : { healthy: true, reason: `${records.size} vectors (${collection}, embedded)` };
+        : { healthy: true, reason: `${slab.size} vectors (${collection}, embedded, ${graphs.describe()})` };
     },
     async close() {
       if (closed) return;
       closed = true;
+      await graphs.close();
       log.close();
     },
   };

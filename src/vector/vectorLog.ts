@@ -34,17 +34,18 @@ function encode(entry: LogEntry, dimensions: number): Buffer {
 }
 
 /**
- * Reads every complete frame of the log up to `limit` bytes. A frame cut short (a crash while
- * appending) ends the read; the caller truncates the file there.
+ * Reads every complete frame of the log up to `limit` bytes, with the offset where each ends. A
+ * frame cut short (a crash while appending) ends the read; the caller truncates the file there.
  */
 export function readLog(
   path: string,
   dimensions: number,
   limit: number,
-): { entries: LogEntry[]; bytes: number } {
-  if (!existsSync(path)) return { entries: [], bytes: 0 };
+): { entries: LogEntry[]; ends: number[]; bytes: number } {
+  if (!existsSync(path)) return { entries: [], ends: [], bytes: 0 };
   const data = readFileSync(path).subarray(0, limit);
   const entries: LogEntry[] = [];
+  const ends: number[] = [];
   let at = 0;
   for (;;) {
     if (at + 3 > data.length) break;
@@ -62,9 +63,10 @@ export function readLog(
       new Uint8Array(vector.buffer).set(data.subarray(vectorAt, end));
       entries.push({ op: 'upsert', id, docId: data.toString('utf8', docAt + 2, vectorAt), vector });
     } else entries.push({ op: 'delete', id });
+    ends.push(end);
     at = end;
   }
-  return { entries, bytes: at };
+  return { entries, ends, bytes: at };
 }
 
 /** An append-only file of index writes: cheap to append, replayed on open, rewritten when compacted. */

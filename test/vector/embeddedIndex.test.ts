@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { openEmbeddedIndex } from '../../src/vector/embeddedIndex.js';
+import { openEmbeddedIndex, type EmbeddedVectorIndex } from '../../src/vector/embeddedIndex.js';
 import type { VectorIndex } from '../../src/vector/vectorIndex.js';
 import { unitVector, vectorIndexContract } from '../contracts/vectorIndex.contract.js';
 
@@ -19,11 +19,21 @@ for (const [label, exactBelow] of [
   ['exact', 1_000],
   ['hnsw', 0],
 ] as const) {
+  // Searches of the graph variant wait for the background build to hold every write first.
+  const searchingSettled = (index: EmbeddedVectorIndex): VectorIndex =>
+    exactBelow === 0
+      ? Object.assign(Object.create(index) as EmbeddedVectorIndex, {
+          search: async (...args: Parameters<VectorIndex['search']>) => {
+            await index.settleGraph();
+            return index.search(...args);
+          },
+        })
+      : index;
   vectorIndexContract(`embedded (${label})`, () => ({
-    open: async (collection, dimensions) => open(collection, dimensions, exactBelow),
+    open: async (collection, dimensions) => searchingSettled(open(collection, dimensions, exactBelow)),
     async reopen(index: VectorIndex, dimensions = index.dimensions) {
       await index.close();
-      return open(index.collection, dimensions, exactBelow);
+      return searchingSettled(open(index.collection, dimensions, exactBelow));
     },
   }));
 }
@@ -52,6 +62,8 @@ describe('embedded vector index', () => {
     }));
     await exact.upsert(records);
     await hnsw.upsert(records);
+    await hnsw.settleGraph();
+    expect((await hnsw.health()).reason).to.contain('HNSW graph');
     let found = 0;
     for (let q = 0; q < 50; q += 1) {
       const query = unitVector(100_000 + q, dimensions);
@@ -83,6 +95,84 @@ describe('embedded vector index', () => {
     expect(await readdir(join(dir, 'compaction'))).to.have.members(['vectors.log', 'checkpoint.json']);
     // 3,000 writes of 1 kB vectors; 100 live ones are what is left.
     expect((await stat(join(dir, 'compaction', 'vectors.log'))).size).to.be.below(150_000);
+    await reopened.drop();
+  });
+
+  const records = (count: number, dimensions: number, from = 0) =>
+    Array.from({ length: count }, (_, i) => ({
+      id: `v${from + i}`,
+      docId: `d${(from + i) % 20}`,
+      vector: unitVector(from + i + 1, dimensions),
+    }));
+  const graphFiles = async (collection: string) =>
+    (await readdir(join(dir, collection))).filter((name) => name.endsWith('.usearch'));
+
+  it('scans every vector, quantised then rescored, finding the same nearest ten as exact float scores', async () => {
+    const index = open('scan', 96, 1_000_000);
+    const stored = records(3_000, 96);
+    await index.upsert(stored);
+    for (let q = 0; q < 20; q += 1) {
+      const query = unitVector(50_000 + q, 96);
+      const exact = stored
+        .map((record) => ({
+          id: record.id,
+          score: record.vector.reduce((sum, v, i) => sum + v * query[i]!, 0),
+        }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      const found = await index.search(query, { k: 10 });
+      expect(found.map((hit) => hit.id)).to.deep.equal(exact.map((hit) => hit.id));
+      expect(found[0]!.score).to.be.closeTo(exact[0]!.score, 1e-6);
+    }
+    await index.drop();
+  });
+
+  it('answers by scanning while its graph builds in a worker thread, then searches the graph', async () => {
+    const index = open('background', 64, 1_000);
+    await index.upsert(records(20_000, 64));
+    expect((await index.health()).reason).to.contain('scan; graph building');
+    const [hit] = await index.search(unitVector(7_778, 64), { k: 1 });
+    expect(hit!.id).to.equal('v7777');
+    expect(hit!.score).to.be.closeTo(1, 1e-6);
+    await index.settleGraph();
+    expect((await index.health()).reason).to.contain('HNSW graph');
+    expect((await index.search(unitVector(7_778, 64), { k: 1 }))[0]).to.include({ id: 'v7777' });
+    await index.drop();
+  });
+
+  it('keeps its graph across a restart, and finds vectors written after the graph was built', async () => {
+    const index = open('persisted', 64, 1_000);
+    await index.upsert(records(3_000, 64));
+    await index.settleGraph();
+    await index.upsert(records(10, 64, 3_000));
+    await index.delete(['v5']);
+    await index.commit('2');
+    await index.close();
+    const files = await graphFiles('persisted');
+    expect(files).to.have.length(1);
+    const reopened = open('persisted', 64, 1_000);
+    // Taken up as it was: no build, and the later writes are scored exactly beside it.
+    expect((await reopened.health()).reason).to.match(/HNSW graph\)$/);
+    expect((await reopened.search(unitVector(3_006, 64), { k: 1 }))[0]).to.include({ id: 'v3005' });
+    expect((await reopened.search(unitVector(6, 64), { k: 3 })).map((hit) => hit.id)).not.to.include('v5');
+    expect(await graphFiles('persisted')).to.deep.equal(files);
+    await reopened.drop();
+  });
+
+  it('refuses a damaged graph file without crashing: it scans, and builds the graph again', async () => {
+    const index = open('damaged', 64, 1_000);
+    await index.upsert(records(3_000, 64));
+    await index.commit('1');
+    await index.settleGraph();
+    await index.close();
+    const [file] = await graphFiles('damaged');
+    // Cut short past its header: mapped as it is, usearch would crash the process with SIGBUS.
+    await truncate(join(dir, 'damaged', file!), 100_000);
+    const reopened = open('damaged', 64, 1_000);
+    expect((await reopened.health()).reason).to.contain('saved graph unreadable');
+    expect((await reopened.search(unitVector(43, 64), { k: 1 }))[0]).to.include({ id: 'v42' });
+    await reopened.settleGraph();
+    expect((await reopened.health()).reason).to.match(/HNSW graph\)$/);
     await reopened.drop();
   });
 });
