@@ -2,6 +2,7 @@ import { normalizeForIndex } from '../parsing/clean/normalize.js';
 import { words } from '../parsing/clean/words.js';
 import { STOP_WORDS } from '../parsing/summarize/stopWords.js';
 import type { Embedder } from './embedder.js';
+import { FeatureCounts } from './featureCounts.js';
 import { lightStem } from './lightStem.js';
 
 /** Feature weights: whole words carry meaning; character n-grams catch morphology and typos. */
@@ -9,14 +10,37 @@ const WORD_WEIGHT = 1;
 const BIGRAM_WEIGHT = 0.6;
 const CHAR_GRAM_WEIGHT = 0.25;
 
-/** 32-bit FNV-1a: fast, stable across processes and versions (the vectors are cached by name). */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** 32-bit FNV-1a, continued from `hash` over `text`: stable across processes and versions. */
+function fnv1a(text: string, hash = FNV_OFFSET): number {
+  let state = hash;
   for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    state ^= text.charCodeAt(i);
+    state = Math.imul(state, FNV_PRIME);
   }
-  return hash >>> 0;
+  return state >>> 0;
+}
+
+/** Feature kinds hash with a prefix of their own, so a word and a character gram never meet. */
+const WORD_PREFIX = fnv1a('w:');
+const BIGRAM_PREFIX = fnv1a('b:');
+const GRAM_PREFIX = fnv1a('c:');
+
+/**
+ * Stems of recent words: text repeats its vocabulary, and stemming (regular expressions, slices)
+ * was a fifth of embedding time. Bounded: cleared when it grows past 50,000 words.
+ */
+const stemCache = new Map<string, string>();
+function cachedStem(word: string): string {
+  let stem = stemCache.get(word);
+  if (stem === undefined) {
+    if (stemCache.size >= 50_000) stemCache.clear();
+    stem = lightStem(word);
+    stemCache.set(word, stem);
+  }
+  return stem;
 }
 
 /** Word stems of `text` after index normalisation (Arabic letter variants, case, Latin accents). */
@@ -32,7 +56,7 @@ export function stems(text: string): string[] {
 function contentStems(text: string): string[] {
   const all = words(normalizeForIndex(text));
   const content = all.filter((word) => !STOP_WORDS.has(word));
-  return (content.length > 0 ? content : all).map(lightStem);
+  return (content.length > 0 ? content : all).map(cachedStem);
 }
 
 /**
@@ -45,31 +69,33 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
   const dimensions = options.dimensions ?? 384;
   const name = `local-hashed-ngrams-${dimensions}`;
 
+  /**
+   * Features are counted by their 32-bit hash, computed without building their strings (the text
+   * of a feature is its kind's prefix and its characters, hashed on from the prefix's state).
+   */
+  const counts = new FeatureCounts();
   function embedOne(text: string): Float32Array {
-    const counts = new Map<string, { weight: number; count: number }>();
-    const add = (feature: string, weight: number): void => {
-      const entry = counts.get(feature);
-      if (entry) entry.count += 1;
-      else counts.set(feature, { weight, count: 1 });
-    };
+    const add = (hash: number, weight: number): void => counts.add(hash, weight);
     const tokens = contentStems(text);
     tokens.forEach((token, index) => {
-      add(`w:${token}`, WORD_WEIGHT);
+      const word = fnv1a(token, WORD_PREFIX);
+      add(word, WORD_WEIGHT);
       const next = tokens[index + 1];
-      if (next !== undefined) add(`b:${token} ${next}`, BIGRAM_WEIGHT);
+      if (next !== undefined) add(fnv1a(next, fnv1a(' ', fnv1a(token, BIGRAM_PREFIX))), BIGRAM_WEIGHT);
       const padded = `<${token}>`;
-      for (let size = 3; size <= 5; size += 1) {
-        for (let start = 0; start + size <= padded.length; start += 1) {
-          add(`c:${padded.slice(start, start + size)}`, CHAR_GRAM_WEIGHT);
+      for (let start = 0; start + 3 <= padded.length; start += 1) {
+        let state = GRAM_PREFIX;
+        for (let size = 1; size <= 5 && start + size <= padded.length; size += 1) {
+          state = Math.imul(state ^ padded.charCodeAt(start + size - 1), FNV_PRIME) >>> 0;
+          if (size >= 3) add(state, CHAR_GRAM_WEIGHT);
         }
       }
     });
     const vector = new Float32Array(dimensions);
-    for (const [feature, { weight, count }] of counts) {
-      const hash = fnv1a(feature);
+    counts.drain((hash, weight, count) => {
       const sign = hash & 0x80000000 ? -1 : 1;
       vector[hash % dimensions]! += sign * weight * (1 + Math.log(count));
-    }
+    });
     let norm = 0;
     for (const value of vector) norm += value * value;
     norm = Math.sqrt(norm);

