@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { VectorIndex, VectorRecord } from './vectorIndex.js';
 import { VectorIndexError } from './vectorIndex.js';
 import { createGraphKeeper, type LogPoint } from './graphKeeper.js';
-import { openLogWriter, readLog, type LogEntry } from './vectorLog.js';
+import { openLogWriter, replayLog, type LogEntry } from './vectorLog.js';
 import { VectorSlab } from './vectorSlab.js';
 
 export interface EmbeddedIndexOptions {
@@ -55,9 +55,13 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     if (entry.op === 'upsert') slab.set(entry.id, entry.docId, entry.vector);
     else slab.delete(entry.id);
   };
-  const replayed = readLog(logPath, dimensions, sidecar.bytes);
-  for (const entry of replayed.entries) apply(entry);
-  const log = openLogWriter(logPath, dimensions, replayed.bytes);
+  // Where each id was last written in the log: a saved graph knows the ids written after it.
+  const lastWritten = new Map<string, number>();
+  const replayedBytes = replayLog(logPath, dimensions, sidecar.bytes, (entry, end) => {
+    apply(entry);
+    lastWritten.set(entry.id, end);
+  });
+  const log = openLogWriter(logPath, dimensions, replayedBytes);
   let generation = sidecar.generation ?? 0;
   const here = (): LogPoint => ({ generation, bytes: log.size });
   const graphs = createGraphKeeper({
@@ -68,10 +72,9 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     threads: options.graphThreads ?? 1,
   });
   graphs.restore(here(), function* writtenAfter(bytes) {
-    for (let at = 0; at < replayed.entries.length; at += 1) {
-      if (replayed.ends[at]! > bytes) yield replayed.entries[at]!.id;
-    }
+    for (const [id, end] of lastWritten) if (end > bytes) yield id;
   });
+  lastWritten.clear();
   graphs.maybeBuild(here());
   let closed = false;
 

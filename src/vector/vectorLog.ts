@@ -3,7 +3,7 @@ import {
   existsSync,
   fsyncSync,
   openSync,
-  readFileSync,
+  readSync,
   renameSync,
   truncateSync,
   writeFileSync,
@@ -33,40 +33,89 @@ function encode(entry: LogEntry, dimensions: number): Buffer {
   return frame;
 }
 
+/** Bytes read from the log at a time on replay: the log of 1M vectors is 1.6 GB. */
+const REPLAY_BLOCK = 16 << 20;
+
 /**
- * Reads every complete frame of the log up to `limit` bytes, with the offset where each ends. A
- * frame cut short (a crash while appending) ends the read; the caller truncates the file there.
+ * Replays every complete frame of the log up to `limit` bytes, in order, with the offset where each
+ * ends; returns the offset after the last one. A frame cut short (a crash while appending) ends the
+ * replay; the caller truncates the file there. An upsert's vector is a view into the read buffer,
+ * valid only during the call (copy it to keep it).
  */
-export function readLog(
+export function replayLog(
   path: string,
   dimensions: number,
   limit: number,
-): { entries: LogEntry[]; ends: number[]; bytes: number } {
-  if (!existsSync(path)) return { entries: [], ends: [], bytes: 0 };
-  const data = readFileSync(path).subarray(0, limit);
-  const entries: LogEntry[] = [];
-  const ends: number[] = [];
-  let at = 0;
-  for (;;) {
-    if (at + 3 > data.length) break;
-    const op = data.readUInt8(at);
-    const idLength = data.readUInt16LE(at + 1);
-    const docAt = at + 3 + idLength;
-    if (docAt + 2 > data.length) break;
-    const docLength = data.readUInt16LE(docAt);
-    const vectorAt = docAt + 2 + docLength;
-    const end = vectorAt + (op === UPSERT ? dimensions * 4 : 0);
-    if (end > data.length || (op !== UPSERT && op !== DELETE)) break;
-    const id = data.toString('utf8', at + 3, docAt);
-    if (op === UPSERT) {
-      const vector = new Float32Array(dimensions);
-      new Uint8Array(vector.buffer).set(data.subarray(vectorAt, end));
-      entries.push({ op: 'upsert', id, docId: data.toString('utf8', docAt + 2, vectorAt), vector });
-    } else entries.push({ op: 'delete', id });
-    ends.push(end);
-    at = end;
+  visit: (entry: LogEntry, end: number) => void,
+  blockBytes = REPLAY_BLOCK,
+): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, 'r');
+  let buffer = Buffer.alloc(blockBytes);
+  let held = 0; // bytes in `buffer` not yet replayed
+  let consumed = 0; // file offset of buffer[0]
+  let done = false;
+  try {
+    while (!done) {
+      const read = readSync(
+        fd,
+        buffer,
+        held,
+        Math.min(buffer.length - held, limit - consumed - held),
+        consumed + held,
+      );
+      held += read;
+      let at = 0;
+      for (;;) {
+        const frame = frameAt(buffer, at, held, dimensions);
+        if (!frame) break;
+        if (frame === 'corrupt') {
+          done = true;
+          break;
+        }
+        visit(frame.entry, consumed + frame.end);
+        at = frame.end;
+      }
+      buffer.copy(buffer, 0, at, held);
+      held -= at;
+      consumed += at;
+      if (read === 0) done = true;
+      // A frame larger than the buffer (very long ids) needs a larger buffer.
+      else if (held === buffer.length) buffer = Buffer.concat([buffer, Buffer.alloc(buffer.length)]);
+    }
+  } finally {
+    closeSync(fd);
   }
-  return { entries, ends, bytes: at };
+  return consumed;
+}
+
+/** The frame at `at`, null when the bytes up to `end` hold only part of it, 'corrupt' for an unknown op. */
+function frameAt(
+  data: Buffer,
+  at: number,
+  end: number,
+  dimensions: number,
+): { entry: LogEntry; end: number } | 'corrupt' | null {
+  if (at + 3 > end) return null;
+  const op = data.readUInt8(at);
+  if (op !== UPSERT && op !== DELETE) return 'corrupt';
+  const idLength = data.readUInt16LE(at + 1);
+  const docAt = at + 3 + idLength;
+  if (docAt + 2 > end) return null;
+  const docLength = data.readUInt16LE(docAt);
+  const vectorAt = docAt + 2 + docLength;
+  const frameEnd = vectorAt + (op === UPSERT ? dimensions * 4 : 0);
+  if (frameEnd > end) return null;
+  const id = data.toString('utf8', at + 3, docAt);
+  if (op === DELETE) return { entry: { op: 'delete', id }, end: frameEnd };
+  const docId = data.toString('utf8', docAt + 2, vectorAt);
+  // Aligned for a Float32Array view when the frame's vector starts at a multiple of 4; else copied.
+  const offset = data.byteOffset + vectorAt;
+  const vector =
+    offset % 4 === 0
+      ? new Float32Array(data.buffer, offset, dimensions)
+      : new Float32Array(new Uint8Array(data.subarray(vectorAt, frameEnd)).buffer);
+  return { entry: { op: 'upsert', id, docId, vector }, end: frameEnd };
 }
 
 /** An append-only file of index writes: cheap to append, replayed on open, rewritten when compacted. */
