@@ -16,10 +16,10 @@ export interface SseStream {
 }
 
 /**
- * Switches the response to Server-Sent Events. A comment line every `keepAliveMs` keeps proxies
- * from closing an idle stream; the stream ends when `signal` aborts (the client has gone).
+ * Switches the response to Server-Sent Events. A comment line every `keepAliveMs` (`SSE_KEEPALIVE_MS`)
+ * keeps proxies from closing an idle stream; the stream ends when `signal` aborts (the client has gone).
  */
-export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs = 15_000): SseStream {
+export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs: number): SseStream {
   const stream = new PassThrough();
   ctx.status = 200;
   ctx.set({

@@ -9,7 +9,7 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
   let base: string;
   const headers = { 'X-API-Key': 'audit-key' };
   beforeEach(async () => {
-    app = await startTestApp({ env: { API_KEYS: 'audit-key' } });
+    app = await startTestApp({ env: { API_KEYS: 'audit-key', SSE_KEEPALIVE_MS: '50' } });
     base = `${(await app.server()).url}/api/v1/events`;
   });
   afterEach(async () => app.stop());
@@ -29,6 +29,27 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
       const live = await stream.next();
       expect(live.data).to.include({ type: 'TaskCreated', stream: `task-${second}` });
       expect(Number(live.id)).to.be.greaterThan(Number(created!.id));
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('sends keep-alive comments every SSE_KEEPALIVE_MS while idle, then still delivers the next event', async () => {
+    const opened = Date.now();
+    const stream = await openSse(`${base}?category=task`, headers);
+    try {
+      expect(stream.status).to.equal(200);
+      // The log holds no task event yet: the stream is idle, and only keep-alives come.
+      expect([await stream.nextComment(), await stream.nextComment()]).to.deep.equal([
+        'keep-alive',
+        'keep-alive',
+      ]);
+      expect(Date.now() - opened, 'two 50 ms intervals').to.be.at.least(90);
+      const taskId = await createTask(1);
+      const live = await stream.next();
+      expect(live.event).to.equal('TaskCreated');
+      expect(live.data).to.include({ type: 'TaskCreated', stream: `task-${taskId}`, version: 1 });
+      expect(await stream.nextComment()).to.equal('keep-alive');
     } finally {
       stream.close();
     }

@@ -148,6 +148,35 @@ describe('knowledge base over HTTP', () => {
     expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(1);
   });
 
+  it('makes one document of concurrent uploads of the same content under two names: the other is its content duplicate', async () => {
+    const bytes = await fixture('report.txt');
+    const results = await Promise.all([upload('a.md', bytes), upload('b.md', bytes)]);
+    const stored = results.filter((result) => result['is_duplicate'] === false);
+    const duplicates = results.filter((result) => result['is_duplicate'] === true);
+    expect(stored).to.have.lengthOf(1);
+    expect(duplicates).to.have.lengthOf(1);
+    expect(stored[0]).to.include({ success: true, duplicate_type: null });
+    expect(stored[0]!['doc_id']).to.be.a('string').and.not.empty;
+    expect(stored[0]!['chunks_added']).to.be.greaterThan(0);
+    expect(duplicates[0]).to.include({
+      success: true,
+      doc_id: null,
+      chunks_added: 0,
+      duplicate_type: 'content_hash',
+      existing_doc_id: stored[0]!['doc_id'],
+      existing_doc_title: stored[0]!['title'],
+    });
+    expect(duplicates[0]!['filename']).to.equal(stored[0]!['filename'] === 'a.md' ? 'b.md' : 'a.md');
+    const list = await app.http.get('/api/v1/documents').expect(200);
+    expect(list.body.total).to.equal(1);
+    expect(list.body.documents).to.have.lengthOf(1);
+    expect(list.body.documents[0].id).to.equal(stored[0]!['doc_id']);
+    expect(list.body.documents[0].metadata.source).to.equal(`uploaded/${stored[0]!['filename'] as string}`);
+    // The loser gave its path back: uploading the other name again is a content duplicate, not a path one.
+    const again = await upload(duplicates[0]!['filename'] as string, bytes);
+    expect(again).to.include({ is_duplicate: true, duplicate_type: 'content_hash' });
+  });
+
   it('takes over a claim on a path left by an ingestion that died long ago', async () => {
     const source = createHash('sha256').update('uploaded/orphan.txt').digest('hex');
     await reserve(app.runtime.eventStore, SOURCE_RESERVATION, source, 'document-of-a-dead-worker', {

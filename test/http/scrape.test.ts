@@ -13,10 +13,25 @@ describe('scrape over HTTP', () => {
   let server: Server;
   let base = '';
   let app: TestApp;
+  // `/together` answers its first two requests only once both are waiting (or after a second), so
+  // that two scrapes of it are surely fetched, and then ingested, at the same time.
+  let waiting: Array<() => void> = [];
+  let togetherRequests = 0;
   before(async () => {
     server = createServer((request, response) => {
       if (request.url === '/tides') response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
-      else if (request.url === '/tides?utm_source=mail')
+      else if (request.url === '/together') {
+        togetherRequests += 1;
+        const answer = (): void => void response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+        waiting.push(answer);
+        const release = (): void => {
+          const all = waiting;
+          waiting = [];
+          for (const send of all) send();
+        };
+        if (waiting.length >= 2 || togetherRequests > 2) release();
+        else setTimeout(release, 1_000).unref();
+      } else if (request.url === '/tides?utm_source=mail')
         response.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
       else if (request.url === '/notes.txt')
         response
@@ -56,6 +71,38 @@ describe('scrape over HTTP', () => {
       duplicate_type: 'url',
       existing_doc_id: first.body.doc_id,
     });
+  });
+
+  it('makes one document of concurrent scrapes of the same URL: the others are its URL duplicates', async () => {
+    app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.1' } });
+    togetherRequests = 0;
+    const url = `${base}/together`;
+    const responses = await Promise.all(
+      Array.from({ length: 3 }, () => app.http.post('/api/v1/scrape').send({ url }).expect(200)),
+    );
+    const results = responses.map((response) => response.body as Record<string, unknown>);
+    expect(togetherRequests, 'pages fetched').to.be.at.least(2);
+    const stored = results.filter((result) => result['is_duplicate'] === false);
+    expect(stored).to.have.lengthOf(1);
+    expect(stored[0]).to.include({ success: true, url, title: 'Tidal Gauges', duplicate_type: null });
+    expect(stored[0]!['chunks_added']).to.be.greaterThan(0);
+    const duplicates = results.filter((result) => result['is_duplicate'] === true);
+    expect(duplicates).to.have.lengthOf(2);
+    for (const duplicate of duplicates) {
+      expect(duplicate).to.include({
+        success: true,
+        url,
+        doc_id: null,
+        chunks_added: 0,
+        duplicate_type: 'url',
+        existing_doc_id: stored[0]!['doc_id'],
+        existing_doc_title: 'Tidal Gauges',
+      });
+    }
+    const list = await app.http.get('/api/v1/documents').expect(200);
+    expect(list.body.total).to.equal(1);
+    expect(list.body.documents[0].id).to.equal(stored[0]!['doc_id']);
+    expect((await app.http.get('/api/v1/documents/sources').expect(200)).body.sources).to.deep.equal([url]);
   });
 
   it('refuses a loopback address by default, with success false and the reason', async () => {

@@ -1,7 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import JSZip from 'jszip';
+import { buildZip } from '../parsing/office/zipWriter.js';
+import { filesContaining } from '../support/filesContaining.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'documents', 'text');
@@ -69,5 +73,105 @@ describe('ZIP upload', () => {
       .attach('file', Buffer.from('PK not really'), 'broken.zip')
       .expect(422);
     expect(broken.body.error).to.equal('invalid_archive');
+  });
+});
+
+/** Every file name under `dir`, recursively. */
+function fileNamesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
+}
+
+describe('ZIP upload: entry names and nested archives', () => {
+  // DATA_DIR sits alone in a folder of the test's own, so that anything written beside it shows.
+  let outside: string;
+  let dataDir: string;
+  let app: TestApp;
+  beforeEach(async () => {
+    outside = await mkdtemp(join(tmpdir(), 'archivist-zip-'));
+    dataDir = join(outside, 'data');
+    await mkdir(dataDir);
+    app = await startTestApp({ env: { DATA_DIR: dataDir } });
+  });
+  afterEach(async () => {
+    await app.stop();
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  const EVIL = '# Evil\n\nMarker 7f3c9e2a: written where it should not be.';
+  const GOOD = '# Otters\n\nOtters hold hands while they sleep so that they do not drift apart.';
+
+  // As docs/api-notes.md decides: an archive naming a path outside itself is refused as a whole
+  // (422 invalid_archive), before anything is inflated, so its other entries are not stored either.
+  for (const [name, reported] of [
+    ['../evil.md', '../evil.md'],
+    ['/abs/evil.md', '/abs/evil.md'],
+    ['a/../../evil.md', 'a/../../evil.md'],
+    ['..\\evil.md', '../evil.md'],
+  ] as const) {
+    it(`refuses an archive with the entry ${name}, stores nothing and writes nothing outside DATA_DIR`, async () => {
+      const archive = buildZip([
+        { name: 'notes/otters.md', data: GOOD },
+        { name, data: EVIL },
+      ]);
+      const response = await app.http
+        .post('/api/v1/upload/bulk/zip')
+        .attach('file', archive, 'evil.zip')
+        .expect(422);
+      expect(response.body).to.include({ error: 'invalid_archive', status_code: 422 });
+      expect(response.body.detail).to.include(reported);
+      expect(response.body.detail).to.match(/invalid relative path|absolute path/);
+
+      expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(0);
+      expect(readdirSync(outside)).to.deep.equal(['data']);
+      expect(fileNamesUnder(outside)).to.not.include('evil.md');
+      expect(filesContaining(outside, 'Marker 7f3c9e2a')).to.deep.equal([]);
+      expect(existsSync('/abs/evil.md')).to.equal(false);
+      expect(existsSync(join(process.cwd(), '..', 'evil.md'))).to.equal(false);
+    });
+  }
+
+  it('stores entries with . and empty segments under a clean upload path', async () => {
+    const archive = buildZip([
+      { name: './docs/./otters.md', data: GOOD },
+      { name: 'docs//report.txt', data: 'Report. The weir was cleared of debris in May.' },
+    ]);
+    const response = await app.http
+      .post('/api/v1/upload/bulk/zip')
+      .attach('file', archive, 'dots.zip')
+      .field('section', 'kb')
+      .expect(200);
+    expect(response.body).to.include({ total_files: 2, successful: 2, failed: 0 });
+    const sources = (await app.http.get('/api/v1/documents/sources').expect(200)).body.sources;
+    expect(sources).to.have.members(['kb/docs/otters.md', 'kb/docs/report.txt']);
+    expect(readdirSync(outside)).to.deep.equal(['data']);
+  });
+
+  it('reports a ZIP inside the ZIP as skipped and extracts nothing from it', async () => {
+    const inner = buildZip([
+      { name: 'secret.md', data: '# Secret\n\nThe nested archive says zebra-quokka.' },
+    ]);
+    const archive = buildZip([
+      { name: 'otters.md', data: GOOD },
+      { name: 'archives/inner.zip', data: inner },
+    ]);
+    const response = await app.http
+      .post('/api/v1/upload/bulk/zip')
+      .attach('file', archive, 'outer.zip')
+      .expect(200);
+    expect(response.body).to.include({ total_files: 1, successful: 1, failed: 0, duplicates: 0 });
+    expect(response.body.results.map((result: { filename: string }) => result.filename)).to.deep.equal([
+      'otters.md',
+    ]);
+    expect(response.body.skipped).to.deep.equal([
+      { name: 'archives/inner.zip', reason: 'nested archives are not extracted' },
+    ]);
+    const sources = (await app.http.get('/api/v1/documents/sources').expect(200)).body.sources;
+    expect(sources).to.deep.equal(['uploaded/otters.md']);
+    const search = await app.http.post('/api/v1/search').send({ query: 'zebra-quokka' }).expect(200);
+    for (const result of search.body.results as Array<{ text: string }>)
+      expect(result.text).to.not.include('zebra-quokka');
+    expect(fileNamesUnder(outside)).to.not.include('secret.md');
   });
 });

@@ -6,6 +6,8 @@ import { errorResponses } from './schemas.js';
 
 export interface EventRouteDeps {
   eventStore: EventStore;
+  /** How often an idle stream sends a comment line. */
+  sseKeepAliveMs: number;
 }
 
 /** Comma-separated lists of stream categories and of event types. */
@@ -44,7 +46,7 @@ export function eventRoutes(deps: EventRouteDeps) {
       operationId: 'followEvents',
       summary: 'Follow the event log (Server-Sent Events)',
       description:
-        "Every event of the log in order — from the start, after `from`, or after the `Last-Event-ID` header (an event's `id` is its global position, so a reconnecting EventSource resumes with no gap and no repeat) — then new ones live. `category` keeps only streams of those categories (comma-separated: task, document, purged, …) and `types` only those event types, both filtered by the store. Each SSE event is named after the event's type; its data holds position, id, stream, version, type, recorded_at, data and metadata. A comment line every 15 s keeps idle connections open. Deleted (purged) streams are gone from the log; their content-free purge records remain, in category `purged`.",
+        "Every event of the log in order — from the start, after `from`, or after the `Last-Event-ID` header (an event's `id` is its global position, so a reconnecting EventSource resumes with no gap and no repeat) — then new ones live. `category` keeps only streams of those categories (comma-separated: task, document, purged, …) and `types` only those event types, both filtered by the store. Each SSE event is named after the event's type; its data holds position, id, stream, version, type, recorded_at, data and metadata. A comment line every `SSE_KEEPALIVE_MS` (15 s by default) keeps idle connections open. Deleted (purged) streams are gone from the log; their content-free purge records remain, in category `purged`.",
       tags: ['Events'],
       query: {
         type: 'object',
@@ -95,7 +97,7 @@ export function eventRoutes(deps: EventRouteDeps) {
       async handle({ query, koa, signal, log }) {
         const lastEventId = Number(koa.get('last-event-id'));
         const from = Number.isSafeInteger(lastEventId) && lastEventId > 0 ? lastEventId : query.from;
-        const sse = openSse(koa, signal);
+        const sse = openSse(koa, signal, deps.sseKeepAliveMs);
         const feed = eventFeed(deps.eventStore, {
           from,
           categories: commaList(query.category),

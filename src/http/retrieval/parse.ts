@@ -39,6 +39,8 @@ import { errorResponses } from './schemas.js';
 export interface ParseRouteDeps {
   parser: ParsePool;
   maxUploadBytes: number;
+  /** How often a section stream waiting on the parser sends a comment line. */
+  sseKeepAliveMs: number;
 }
 
 function chunkSizesFrom(
@@ -111,7 +113,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
     // A refusal before parsing starts (over the memory budget, a full queue) is an ordinary error
     // response with its status, not a stream: a client can only read a status before the stream.
     await run.started;
-    const sse: SseStream = openSse(request.koa, request.signal);
+    const sse: SseStream = openSse(request.koa, request.signal, deps.sseKeepAliveMs);
     const send = (data: Record<string, unknown>): void => sse.send({ data });
     const toData = (event: ParseJobEvent): Record<string, unknown> | null => {
       switch (event.type) {

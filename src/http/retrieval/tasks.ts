@@ -14,6 +14,8 @@ export interface TaskRouteDeps {
   tasks: TaskCommands;
   readModels: ReadModels;
   eventStore: Pick<EventStore, 'subscribeToStream' | 'streamInfo'>;
+  /** How often an idle stream of task events sends a comment line. */
+  sseKeepAliveMs: number;
 }
 
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -208,7 +210,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         if (isFinished(task.status) && after >= (await deps.eventStore.streamInfo(stream)).version) {
           return { status: 204, body: null };
         }
-        const sse = openSse(koa, signal);
+        const sse = openSse(koa, signal, deps.sseKeepAliveMs);
         const subscription = deps.eventStore.subscribeToStream(stream, { fromVersion: after + 1, signal });
         pumpSse(sse, { signal, log }, async () => {
           try {
