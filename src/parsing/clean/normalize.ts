@@ -3,7 +3,8 @@
  *
  * NFKC (presentation forms, ligatures, full-width letters), lower case, Latin diacritics folded
  * ("Café" → "cafe"; only marks on Latin letters, so Devanagari vowel signs and the like survive), and
- * Arabic normalisation: alef variants أ إ آ ٱ → ا, alef maqsura ى → ي, ta marbuta ة → ه, Persian
+ * Arabic normalisation: alef variants أ إ آ ٱ → ا, hamza on waw and ya ؤ ئ → و ي (the hamza goes, as
+ * on alef: "مسؤول" and "مسئول", both in use, become "مسوول"), alef maqsura ى → ي, ta marbuta ة → ه, Persian
  * yeh/keheh ی ک → ي ك, tatweel and harakat (U+064B–U+065F, U+0670, Quranic marks) removed,
  * Arabic-Indic digits → ASCII digits. Invisible format characters go and white space collapses.
  */
@@ -27,6 +28,8 @@ export function normalizeArabicLetters(text: string): string {
   return text
     .replace(ARABIC_MARKS, '')
     .replace(ALEF_VARIANTS, '\u0627')
+    .replace(/\u0624/g, '\u0648')
+    .replace(/\u0626/g, '\u064A')
     .replace(/\u0649/g, '\u064A')
     .replace(/\u0629/g, '\u0647')
     .replace(/\u06CC/g, '\u064A')

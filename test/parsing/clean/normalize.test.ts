@@ -19,6 +19,14 @@ describe('normalizeForIndex', () => {
     expect([...normalised]).to.deep.equal(['مكتبه المدرسه الاولي']);
   });
 
+  it('drops the hamza on waw and ya as on alef, so a word typed without it compares equal', () => {
+    expect(normalizeForIndex('مسؤول سؤال شؤون قائمة بيئة رئيس')).to.equal('مسوول سوال شوون قايمه بييه رييس');
+    expect(normalizeForIndex('مسوول سوال شوون قايمة بيئه رييس')).to.equal('مسوول سوال شوون قايمه بييه رييس');
+    // The seat stays, as on alef: the two spellings of "responsible" still differ.
+    expect(normalizeForIndex('مسئول')).to.equal('مسيول');
+    expect(normalizeForIndex('ء')).to.equal('ء');
+  });
+
   it('maps Persian yeh and keheh and Arabic-Indic digits', () => {
     expect(normalizeForIndex('کتابی ٢٠٢٤ ۱۵')).to.equal('كتابي 2024 15');
   });
