@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { silentLogger, type Logger } from '../log.js';
+import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
 import { isNotSupported, openMongoConnection } from './mongoConnection.js';
 import { SEARCH_FIELD, decodeDoc, storedPath, toMongoFilter, toMongoSort } from './mongoDocuments.js';
 import { createMongoSearch, type Page } from './mongoSearch.js';
@@ -23,6 +24,7 @@ import {
   assertCollectionName,
   assertFieldPath,
   meetsExpectation,
+  normalizedStopWords,
 } from './readStore.js';
 
 export interface MongoReadStoreOptions {
@@ -31,6 +33,8 @@ export interface MongoReadStoreOptions {
   database: string;
   /** Applied to indexed text and to search queries. Default: identity. */
   normalizeText?: TextNormalizer;
+  /** Left out of `any` queries that have other terms. Default: the English and Arabic list. */
+  stopWords?: Iterable<string>;
   log?: Logger;
   /**
    * Whether to use a MongoDB text index where the server has them (default true). False keeps to
@@ -117,8 +121,9 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       collection.createIndex(key, {
         name: TEXT_INDEX,
         weights,
-        // Terms are already normalised: no stemming, no stop words. The override field must not be
-        // a document field (a `language` field would otherwise pick the language per document).
+        // Terms are already normalised and stemmed (Porter, as the embedded store's tokenizer), and
+        // stop words are the search's business: the index must do neither. The override field must
+        // not be a document field (a `language` field would otherwise pick the language per document).
         default_language: 'none',
         language_override: '_search_language',
       });
@@ -148,6 +153,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
     db,
     log,
     fold,
+    stopWords: normalizedStopWords(options.stopWords ?? SEARCH_STOP_WORDS, fold),
     useTextIndex: options.textIndex !== false,
     profile,
     maxCandidates: options.maxTextCandidates ?? 20_000,

@@ -6,12 +6,15 @@ import type { ServerProfile } from './mongoProfile.js';
 import type { StoredDoc, StoredSpec } from './mongoWrites.js';
 import { allTermsClauses, anyTermClauses, scoreCandidates, scoringProjection } from './mongoText.js';
 import type { Doc, SearchHit } from './readStore.js';
-import { searchTerms } from './readStore.js';
+import { contentTerms, searchTerms } from './readStore.js';
+import { porterStem } from './porterStemmer.js';
 
 export interface MongoSearchOptions {
   db: Db;
   log: Logger;
   fold: (text: string) => string;
+  /** Folded like the terms; left out of `any` queries that have other terms. */
+  stopWords: ReadonlySet<string>;
   /** False: never use `$text`, even on collections that have a text index. */
   useTextIndex: boolean;
   maxCandidates: number;
@@ -128,9 +131,10 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     match: 'all' | 'any' = 'all',
   ): Promise<Array<SearchHit<T>>> => {
     const any = match === 'any';
-    // Folded like indexed text.
-    const terms = searchTerms(text, options.fold);
-    if (terms.length === 0 || page.limit === 0) return [];
+    // Folded and stemmed like indexed text; stop words are compared before stemming, as written.
+    const found = searchTerms(text, options.fold);
+    if (found.length === 0 || page.limit === 0) return [];
+    const terms = (any ? contentTerms(found, options.stopWords) : found).map(porterStem);
     const fieldCount = spec.textFields.length;
     let rows: Document[] | null = null;
     if (spec.textIndex && options.useTextIndex && (terms.length > 1 || any)) {

@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
 import { valueAt } from './filter.js';
 import { SEARCH_FIELD } from './mongoDocuments.js';
+import { porterStem } from './porterStemmer.js';
 import type { Doc, TextNormalizer } from './readStore.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Doc, TextNormalizer } from './readStore.js';
  * terms made scans 4–8× slower there (measured).
  */
 export interface FieldTerms {
-  /** The field's terms, normalised, in order, separated by single spaces. */
+  /** The field's terms, normalised and stemmed, in order, separated by single spaces. */
   s: string;
   /** Its distinct terms, only in collections with a MongoDB text index (multikey-indexed there). */
   t?: string[];
@@ -47,9 +48,11 @@ function fieldTerms(value: unknown, fold: (text: string) => string, withIndex: b
   if (typeof value !== 'string') return null;
   const tokens = fold(value)
     .split(/[^\p{L}\p{M}\p{N}]+/u)
-    .filter((token) => token.length > 0);
+    .filter((token) => token.length > 0)
+    .map(porterStem);
   if (tokens.length === 0) return null;
-  // The same string feeds a MongoDB text index (language "none"): its tokenizer sees our terms.
+  // The same string feeds a MongoDB text index (language "none"): its tokenizer sees our stems, so
+  // both search methods stem alike, and as the embedded store's porter tokenizer does.
   const entry: FieldTerms = { s: tokens.join(' ') };
   if (withIndex) entry.t = [...new Set(tokens)];
   return entry;

@@ -103,6 +103,7 @@ export interface SearchOptions {
   /**
    * `all` (default): every term must occur, the last one may be a prefix (search-as-you-type).
    * `any`: documents with at least one term, ranked by BM25 — what retrieval wants from a question.
+   * Stop words ("the", "how", "في"…) are left out of an `any` query that has other terms.
    */
   match?: 'all' | 'any';
   skip?: number;
@@ -175,6 +176,24 @@ export function assertCollectionName(name: string): void {
 
 export function assertFieldPath(path: string): void {
   if (!FIELD_PATH.test(path)) throw new UnsupportedQueryError(`invalid field path: ${JSON.stringify(path)}`);
+}
+
+/**
+ * Stop words as `searchTerms` gives them: the list (written in the form the default normaliser
+ * produces) passed through the store's own normaliser, so that they compare after the same pipeline.
+ */
+export function normalizedStopWords(words: Iterable<string>, normalize: TextNormalizer): ReadonlySet<string> {
+  return new Set([...words].flatMap((word) => searchTerms(word, normalize)));
+}
+
+/**
+ * The terms worth matching in `any` mode: without stop words, unless nothing else is left. A stop word
+ * matches most documents, so it made the index score most of the collection for a term whose weight
+ * (inverse document frequency) is close to nothing; a query of stop words alone keeps them.
+ */
+export function contentTerms(terms: readonly string[], stopWords: ReadonlySet<string>): string[] {
+  const content = terms.filter((term) => !stopWords.has(term));
+  return content.length > 0 ? content : [...terms];
 }
 
 /** Splits search text into terms the way both adapters index it: letters and digits, normalised. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
 import { assertFilter, valueAt } from './filter.js';
 import type {
   CollectionSpec,
@@ -20,6 +21,8 @@ import {
   meetsExpectation,
   assertCollectionName,
   assertFieldPath,
+  contentTerms,
+  normalizedStopWords,
   searchTerms,
 } from './readStore.js';
 import { compileFilter, fieldExpression } from './sqliteFilter.js';
@@ -29,6 +32,8 @@ export interface SqliteReadStoreOptions {
   path: string;
   /** Applied to indexed text and to search queries. Default: identity. */
   normalizeText?: TextNormalizer;
+  /** Left out of `any` queries that have other terms. Default: the English and Arabic list. */
+  stopWords?: Iterable<string>;
 }
 
 interface CollectionState {
@@ -64,6 +69,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
   )
     db.exec('ALTER TABLE _leases ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1');
   const normalize = options.normalizeText ?? ((text: string) => text);
+  const stopWords = normalizedStopWords(options.stopWords ?? SEARCH_STOP_WORDS, normalize);
   const selectLease = db.prepare<[string], { owner: string; expires_at: number; epoch: number }>(
     'SELECT owner, expires_at, epoch FROM _leases WHERE name = ?',
   );
@@ -364,14 +370,15 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
         if (state) throw new UnsupportedQueryError(`collection ${name} has no text fields`);
         return [];
       }
-      const terms = searchTerms(text, normalize);
-      if (terms.length === 0) return [];
+      const any = searchOptions.match === 'any';
+      const found = searchTerms(text, normalize);
+      if (found.length === 0) return [];
+      const terms = any ? contentTerms(found, stopWords) : found;
       // Every term quoted (no FTS syntax from users gets through); in `all` mode the last one also
       // as a prefix.
-      const match =
-        searchOptions.match === 'any'
-          ? terms.map((term) => `"${term}"`).join(' OR ')
-          : terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
+      const match = any
+        ? terms.map((term) => `"${term}"`).join(' OR ')
+        : terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' AND ');
       const limit = searchOptions.limit ?? 20;
       const skip = searchOptions.skip ?? 0;
       const filtered = searchOptions.filter !== undefined && Object.keys(searchOptions.filter).length > 0;

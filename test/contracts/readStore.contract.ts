@@ -271,6 +271,55 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         expect(await store.search(notes, '!!!')).to.deep.equal([]);
       });
 
+      it('stems English words, in both modes, as the embedded store (porter) does', async () => {
+        await store.write([
+          {
+            op: 'upsert',
+            collection: notes,
+            doc: {
+              id: 'n5',
+              owner: 'u3',
+              title: 'Mail relay',
+              body: 'The relay is configured for two domains.',
+            },
+          },
+        ]);
+        expect((await store.search(notes, 'configuring')).map((h) => h.doc.id)).to.deep.equal(['n5']);
+        expect((await store.search(notes, 'configurations relays')).map((h) => h.doc.id)).to.deep.equal([
+          'n5',
+        ]);
+        expect(
+          (await store.search(notes, 'configures', { match: 'any' })).map((h) => h.doc.id),
+        ).to.deep.equal(['n5']);
+      });
+
+      it('folds Arabic hamza on waw and ya as on alef, in documents and queries (with the application normaliser)', async () => {
+        await store.write([
+          {
+            op: 'upsert',
+            collection: notes,
+            doc: { id: 'n6', owner: 'u3', title: 'قائمة المهام', body: 'يتولى مسؤول النظام إعداد الخادم.' },
+          },
+        ]);
+        // The words typed without their hamza: مسوول for مسؤول, قايمه for قائمة.
+        expect((await store.search(notes, 'مسوول')).map((h) => h.doc.id)).to.deep.equal(['n6']);
+        expect((await store.search(notes, 'قايمه', { match: 'any' })).map((h) => h.doc.id)).to.deep.equal([
+          'n6',
+        ]);
+        expect((await store.search(notes, 'أعداد مسؤول')).map((h) => h.doc.id)).to.deep.equal(['n6']);
+      });
+
+      it('leaves stop words out of a match-any query that has other terms, and keeps them when it has not', async () => {
+        // Without the rule "about" would bring n2 and "the" n1, n2 and n4.
+        const hits = await store.search(notes, 'What about the archive?', { match: 'any' });
+        expect(hits.map((hit) => hit.doc.id)).to.have.members(['n1', 'n3']);
+        expect((await store.search(notes, 'about', { match: 'any' })).map((h) => h.doc.id)).to.deep.equal([
+          'n2',
+        ]);
+        // Every term still counts when all are required.
+        expect((await store.search(notes, 'the archive')).map((h) => h.doc.id)).to.deep.equal(['n1']);
+      });
+
       it('keeps the index in step with updates and deletes', async () => {
         await store.write([
           { op: 'patch', collection: notes, id: 'n2', set: { body: 'Now about the archive after all.' } },

@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { normalizeForIndex } from '../../src/parsing/clean/normalize.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
 import { expectRejection } from '../support/expectRejection.js';
 
 readStoreContract('sqlite', async () => {
-  const store = createSqliteReadStore({ path: ':memory:' });
+  // Configured as the application configures it (the contract checks Arabic folding through it).
+  const store = createSqliteReadStore({ path: ':memory:', normalizeText: normalizeForIndex });
   return { store, dispose: () => store.close() };
 });
 

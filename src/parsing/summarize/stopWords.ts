@@ -1,6 +1,6 @@
 /**
  * Function words that carry no topic, in the normalised form of `normalizeForIndex` (Arabic without
- * hamza on alef, ta marbuta as ha, alef maqsura as ya).
+ * hamza on alef, waw or ya, ta marbuta as ha, alef maqsura as ya).
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
   // English
@@ -12,3 +12,12 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     ' ',
   ),
 ]);
+
+/**
+ * Stop words left out of full-text queries that match any term (the read stores' `any` mode). The
+ * particles of phrasal verbs stay in: in technical text "set up", "back up", "shut down", "log out"
+ * and "turn off" name operations (the retrieval evaluation ranks better with them kept).
+ */
+export const SEARCH_STOP_WORDS: ReadonlySet<string> = new Set(
+  [...STOP_WORDS].filter((word) => !['up', 'down', 'out', 'off'].includes(word)),
+);
