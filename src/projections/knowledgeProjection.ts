@@ -47,7 +47,8 @@ export type ChunkView = {
  */
 export const knowledgeProjection: Projection = {
   name: KNOWLEDGE,
-  version: 1,
+  // 2: chunks are indexed anew — the normaliser folds ؤ/ئ, and the MongoDB read store stores stems.
+  version: 2,
   handles: documentEvents.types,
   collections: [
     { name: DOCUMENTS, indexes: ['source', 'section', 'language', 'title', 'sequence', 'contentHash'] },
