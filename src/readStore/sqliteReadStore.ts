@@ -382,9 +382,11 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       const limit = searchOptions.limit ?? 20;
       const skip = searchOptions.skip ?? 0;
       const filtered = searchOptions.filter !== undefined && Object.keys(searchOptions.filter).length > 0;
-      // Unfiltered, the page is ranked inside the full-text index (FTS5's own rank order) and only
-      // its rows are joined to their documents: joining every match first, then sorting, cost
-      // ~40 ms a query at 100k chunks where a common word matches a quarter of them.
+      // Unfiltered, the page is ranked inside the full-text index and only its rows are joined to
+      // their documents: joining every match first, then sorting, cost ~40 ms a query at 100k chunks
+      // where a common word matches a quarter of them. Ordered by `bm25()` rather than by the `rank`
+      // column, which is the same function but went through FTS5's sorted-cursor path: 1.7× slower
+      // (p50 19 vs 11 ms over 300 queries at 100k chunks), with the same pages.
       const where = whereClause(searchOptions.filter, 'c.doc');
       const rows = (
         filtered
@@ -395,7 +397,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
             ).all(match, ...where.params, limit, skip)
           : statement(
               `SELECT c.doc AS doc, t.rank AS rank FROM
-                 (SELECT rowid, rank FROM ${state.textTable} WHERE ${state.textTable} MATCH ? ORDER BY rank LIMIT ? OFFSET ?) t
+                 (SELECT rowid, bm25(${state.textTable}) AS rank FROM ${state.textTable} WHERE ${state.textTable} MATCH ? ORDER BY rank LIMIT ? OFFSET ?) t
                JOIN ${state.table} c ON c.rid = t.rowid ORDER BY t.rank`,
             ).all(match, limit, skip)
       ) as Array<{ doc: string; rank: number }>;
