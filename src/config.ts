@@ -85,6 +85,22 @@ export interface Config {
   zipMaxEntries: number;
   zipMaxTotalBytes: number;
   zipMaxRatio: number;
+  /** How long an Assistant API login session lasts. */
+  sessionTtlMs: number;
+  sessionCookieSecure: boolean;
+  /** JWT bearer authentication of the Assistant API; null when off. */
+  jwt: JwtSettings | null;
+}
+
+/** Where JWT signatures are checked against: exactly one of a shared secret, a JWKS URL or a JWKS file. */
+export interface JwtSettings {
+  secret: string | null;
+  jwksUrl: string | null;
+  jwksFile: string | null;
+  issuer: string | null;
+  audience: string | null;
+  /** Claim (a dotted path) holding the roles; `admin` among them makes an administrator. */
+  rolesClaim: string;
 }
 
 interface Variable {
@@ -398,6 +414,41 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: '100',
     meaning: 'Highest uncompressed/compressed ratio of one ZIP entry.',
   },
+  {
+    name: 'SESSION_TTL_MS',
+    default: '86400000',
+    meaning: 'How long an Assistant API login session (`POST /api/method/login`, cookie `sid`) lasts.',
+  },
+  {
+    name: 'SESSION_COOKIE_SECURE',
+    default: 'false',
+    meaning:
+      'Mark the `sid` cookie `Secure` (sent over HTTPS only): set it when clients reach Archivist over HTTPS.',
+  },
+  {
+    name: 'JWT_SECRET',
+    default: '(none)',
+    meaning:
+      'Shared secret (at least 32 characters) of HS256-signed JWTs accepted as `Authorization: Bearer …` by the Assistant API. None of JWT_SECRET, JWT_JWKS_URL, JWT_JWKS_FILE: JWTs are not accepted.',
+  },
+  {
+    name: 'JWT_JWKS_URL',
+    default: '(none)',
+    meaning: "URL of the identity provider's JWKS, whose keys sign accepted JWTs (instead of JWT_SECRET).",
+  },
+  {
+    name: 'JWT_JWKS_FILE',
+    default: '(none)',
+    meaning: 'A JWKS file whose public keys sign accepted JWTs (instead of JWT_SECRET or JWT_JWKS_URL).',
+  },
+  { name: 'JWT_ISSUER', default: '(none)', meaning: 'When set, a JWT must carry this `iss`.' },
+  { name: 'JWT_AUDIENCE', default: '(none)', meaning: 'When set, a JWT must carry this `aud`.' },
+  {
+    name: 'JWT_ROLES_CLAIM',
+    default: 'roles',
+    meaning:
+      'Claim of a JWT (a dotted path, e.g. `realm_access.roles`) listing its roles: `admin` among them makes an administrator. The user is the `sub` claim.',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -591,6 +642,29 @@ export function loadConfig(env: Env = process.env): Config {
     zipMaxEntries: integer(env, 'ZIP_MAX_ENTRIES', 1, 1_000_000),
     zipMaxTotalBytes: integer(env, 'ZIP_MAX_TOTAL_BYTES', 1_024, 107_374_182_400),
     zipMaxRatio: integer(env, 'ZIP_MAX_RATIO', 2, 100_000),
+    sessionTtlMs: integer(env, 'SESSION_TTL_MS', 1_000, 31_536_000_000),
+    sessionCookieSecure: oneOf(env, 'SESSION_COOKIE_SECURE', ['true', 'false'] as const) === 'true',
+    jwt: jwtSettings(env),
+  };
+}
+
+function jwtSettings(env: Env): JwtSettings | null {
+  const secret = env['JWT_SECRET']?.trim() || null;
+  const jwksUrl = url(env, 'JWT_JWKS_URL', false, '');
+  const jwksFile = env['JWT_JWKS_FILE']?.trim() ? resolve(env['JWT_JWKS_FILE'].trim()) : null;
+  const given = [secret && 'JWT_SECRET', jwksUrl && 'JWT_JWKS_URL', jwksFile && 'JWT_JWKS_FILE'].filter(
+    Boolean,
+  );
+  if (given.length > 1) throw new ConfigError(`set one of ${given.join(', ')}, not several`);
+  if (secret && secret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  if (given.length === 0) return null;
+  return {
+    secret,
+    jwksUrl,
+    jwksFile,
+    issuer: env['JWT_ISSUER']?.trim() || null,
+    audience: env['JWT_AUDIENCE']?.trim() || null,
+    rolesClaim: text(env, 'JWT_ROLES_CLAIM'),
   };
 }
 
