@@ -93,7 +93,7 @@ async function ingestCorpus(runtime: Runtime): Promise<void> {
 
 function modeSearches(runtime: Runtime, hybrid: FusionWeights): Record<Mode, Search> {
   const { knowledge } = runtime;
-  const base = { embedder: knowledge.embedder, index: knowledge.vectorIndex, readModels: runtime.readModels };
+  const base = { dense: () => knowledge.collections.dense(), readModels: runtime.readModels };
   return {
     lexical: createSearch({ ...base, rerank: null, weights: { lexical: 1, dense: 0 } }),
     dense: createSearch({ ...base, rerank: null, weights: { lexical: 0, dense: 1 } }),

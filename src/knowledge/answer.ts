@@ -1,6 +1,6 @@
 import type { ChatModel, TokenUsage } from '../models/chatModel.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
-import { secondsSince, type Search, type SearchHit, type SearchTiming } from './search.js';
+import { secondsSince, type DenseUsed, type Search, type SearchHit, type SearchTiming } from './search.js';
 
 export interface QuestionRequest {
   question: string;
@@ -25,6 +25,8 @@ export interface Answer {
   /** What the model was given: the numbered sources and the question. */
   context: string;
   timing: AnswerTiming;
+  /** Which vector collection the search read, or why it was lexical only. */
+  dense: DenseUsed;
   usage: TokenUsage;
 }
 
@@ -38,7 +40,7 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
 
   return async function answer(request: QuestionRequest): Promise<Answer> {
     const started = now();
-    const { hits, timing } = await deps.search({
+    const { hits, timing, dense } = await deps.search({
       query: request.question,
       topK: request.topK,
       initialK: request.initialK,
@@ -71,6 +73,7 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
       hits,
       context,
       usage: completion.usage,
+      dense,
       timing: { ...timing, retrievalTotal, contextFormatting, llmGeneration, total: seconds(started) },
     };
   };

@@ -6,15 +6,12 @@ import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
 import type { ChatModel } from '../models/chatModel.js';
 import type { Embedder, ModelProbe } from '../models/embedder.js';
+import { localEmbedderFor } from '../models/localEmbedder.js';
 import type { Reranker } from '../models/reranker.js';
 import type { ParsePool } from '../parsing/worker/parsePool.js';
 import { CHUNKS, KNOWLEDGE, type ChunkView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { ReadStore } from '../readStore/readStore.js';
-import { awaitCheckpoint } from '../vector/awaitCheckpoint.js';
-import { openEmbeddedIndex } from '../vector/embeddedIndex.js';
-import { createMilvusIndex } from '../vector/milvusIndex.js';
-import { parseMilvusUrl } from '../vector/milvusUrl.js';
 import { collectionName, type VectorIndex } from '../vector/vectorIndex.js';
 import type { JobType } from '../workers/jobs.js';
 import type { Reactor } from '../workers/reactors.js';
@@ -26,10 +23,9 @@ import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
 import { createSearch, rerankWith, type FusionWeights } from './search.js';
+import { createVectorCollections, VECTOR_INDEX_VERSION } from './vectorCollections.js';
 import { createVectorProjector } from './vectorProjector.js';
-
-/** Raise when what the vector projection stores changes: a new collection is built beside the old. */
-const VECTOR_INDEX_VERSION = 1;
+import { openVectorStore } from './vectorStore.js';
 
 export interface KnowledgeBaseOptions {
   dataDir: string;
@@ -64,26 +60,48 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const documents = createDocumentCommands({ eventStore, clock: options.clock });
   const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
-  const collection = collectionName(embedder.space, VECTOR_INDEX_VERSION);
   const milvus = options.milvus ?? null;
-  let index: VectorIndex | null = null;
-  const vectorIndex = (): VectorIndex =>
-    (index ??= milvus
-      ? createMilvusIndex({
-          url: milvus.url,
-          token: milvus.token,
-          collection,
-          dimensions: embedder.dimensions,
-          log: log.child({ component: 'vectors' }),
-        })
-      : openEmbeddedIndex({
-          dir: join(options.dataDir, 'vectors'),
-          collection,
-          dimensions: embedder.dimensions,
-          exactBelow: options.exactSearchBelow,
-        }));
-  const leaseName = `vectors:${collection}`;
+  const vectorLog = log.child({ component: 'vectors' });
+  const store = openVectorStore({
+    dataDir: options.dataDir,
+    exactSearchBelow: options.exactSearchBelow,
+    milvus,
+    readStore: options.readStore,
+    log: vectorLog,
+  });
   const owner = options.owner ?? 'embedded';
+  const collections = createVectorCollections({
+    records: store.records,
+    open: store.open,
+    drop: store.drop,
+    embedder,
+    embedderFor: localEmbedderFor,
+    base: collectionName(embedder.space, VECTOR_INDEX_VERSION),
+    headPosition: () => eventStore.headPosition(),
+    projector: (index, withEmbedder) =>
+      createVectorProjector({
+        eventStore,
+        index,
+        embedder: withEmbedder,
+        embeddings,
+        log: vectorLog,
+        // A shared index is written by one process at a time: the lease names the collection.
+        ...(milvus ? { lease: leaseOn(options.readStore, `vectors:${index.collection}`, owner) } : {}),
+        async hashesInUse(hashes, position) {
+          // The chunks read model must have dropped the deleted document before it can say what is unused.
+          if (!(await options.waitForProjections(position, [KNOWLEDGE], 30_000))) return null;
+          const used = await readModels.find<ChunkView>(CHUNKS, {
+            filter: { contentHash: { $in: [...hashes] } },
+          });
+          return new Set(used.map((chunk) => chunk.contentHash));
+        },
+      }),
+    shared: store.shared,
+    // Other processes read the active record every second: a retired collection outlives that.
+    dropGraceMs: milvus ? 5_000 : 0,
+    pollMs: 1_000,
+    log: vectorLog,
+  });
 
   const ingest = createIngestor({
     parser: options.parser,
@@ -98,39 +116,12 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   });
   const { reranker } = options;
   const search = createSearch({
-    embedder,
-    index: vectorIndex,
+    dense: () => collections.dense(),
     readModels,
     weights: options.searchWeights,
     rerank: reranker ? rerankWith(reranker) : null,
   });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
-  let projector: ReturnType<typeof createVectorProjector> | null = null;
-  const vectorProjector = () =>
-    (projector ??= createVectorProjector({
-      eventStore,
-      index: vectorIndex(),
-      embedder,
-      embeddings,
-      log: log.child({ component: 'vectors' }),
-      ...(milvus
-        ? {
-            lease: {
-              acquire: async () => (await options.readStore.acquireLease(leaseName, owner, 15_000)) !== null,
-              release: () => options.readStore.releaseLease(leaseName, owner),
-            },
-          }
-        : {}),
-      async hashesInUse(hashes, position) {
-        // The chunks read model must have dropped the deleted document before it can say what is unused.
-        if (!(await options.waitForProjections(position, [KNOWLEDGE], 30_000))) return null;
-        const used = await readModels.find<ChunkView>(CHUNKS, {
-          filter: { contentHash: { $in: [...hashes] } },
-        });
-        return new Set(used.map((chunk) => chunk.contentHash));
-      },
-    }));
-
   const jobs: JobType[] = [uploadJob({ ingest, blobs }), scrapeJob({ ingest, limits: options.scrape })];
   const reactors: Reactor[] = [keyReleaseReactor(eventStore)];
 
@@ -145,26 +136,26 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     embedder,
     chatModel: options.chatModel,
     reranker,
-    collection,
-    vectorIndex,
-    /** Where vectors are kept: the embedded index's folder, or the Milvus URL without credentials. */
-    vectorPath: milvus ? parseMilvusUrl(milvus.url).display : join(options.dataDir, 'vectors', collection),
+    /** The active vector collection (the one search reads once complete). */
+    get collection(): string {
+      return collections.active();
+    },
+    /** The active collection's index. */
+    vectorIndex: (): VectorIndex => collections.activeIndex(),
+    collections,
+    /** Where vectors are kept: the active collection's folder, or the Milvus URL without credentials. */
+    get vectorPath(): string {
+      return store.path(collections.active());
+    },
     /**
      * The role that follows the log into the vector index: an embedded index lives in the memory of
      * the process that searches it; a Milvus index is written by one projector for every process.
      */
     vectorRole: (milvus ? 'projector' : 'api') as 'projector' | 'api',
-    startVectors(): void {
-      vectorProjector().start();
-    },
-    /** Read-your-writes: a shared index is awaited through the checkpoint its writer commits. */
-    waitForVectors: (position: number, timeoutMs: number) =>
-      milvus
-        ? awaitCheckpoint(vectorIndex(), position, timeoutMs)
-        : projector
-          ? projector.waitFor(position, timeoutMs)
-          : Promise.resolve(true),
-    vectorStatus: () => projector?.status() ?? null,
+    startVectors: (): Promise<void> => collections.start(),
+    /** Read-your-writes: the collection search reads holds everything up to `position`. */
+    waitForVectors: (position: number, timeoutMs: number) => collections.waitFor(position, timeoutMs),
+    vectorStatus: () => collections.servingProjector()?.status() ?? null,
     /** Readiness of each model and of the vector index: the models' own (cached) probes. */
     health: {
       embedder: () => withName(embedder.probe(), embedder.name),
@@ -173,19 +164,19 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
         reranker
           ? withName(reranker.probe(), reranker.name)
           : { healthy: false, reason: 'off (RERANKER=off)' },
-      async vector_store(): Promise<ModelProbe> {
-        const status = projector?.status();
-        const stored = await vectorIndex().health();
-        return {
-          healthy: stored.healthy && status?.state !== 'failed',
-          reason: status?.state === 'failed' ? `vector projection failed: ${status.error}` : stored.reason,
-        };
-      },
+      vector_store: (): Promise<ModelProbe> => collections.health(),
     },
     async stop(): Promise<void> {
-      await projector?.stop();
-      await index?.close();
+      await collections.stop();
     },
+  };
+}
+
+/** A lease of the read store as the vector projector takes it (renewed with every batch). */
+function leaseOn(store: ReadStore, name: string, owner: string) {
+  return {
+    acquire: async () => (await store.acquireLease(name, owner, 15_000)) !== null,
+    release: () => store.releaseLease(name, owner),
   };
 }
 

@@ -48,9 +48,21 @@ export interface FusionWeights {
 
 export const EQUAL_WEIGHTS: FusionWeights = { lexical: 1, dense: 1 };
 
+/**
+ * Where dense retrieval reads: a vector collection and the embedder of its space, or nothing while no
+ * complete collection can be searched here (a new one still building), and why: lexical only then.
+ */
+export type DenseSource =
+  { index: VectorIndex; embedder: Embedder; collection: string } | { index: null; reason: string };
+
+/** Which vectors a search used: the collection, or null and why it ran lexical only. */
+export interface DenseUsed {
+  collection: string | null;
+  reason: string | null;
+}
+
 export interface SearchDeps {
-  embedder: Embedder;
-  index: () => VectorIndex;
+  dense: () => Promise<DenseSource>;
   readModels: Pick<ReadModels, 'getMany' | 'search'>;
   rerank: Rerank | null;
   weights?: FusionWeights;
@@ -79,19 +91,29 @@ export function createSearch(deps: SearchDeps) {
   const weights = deps.weights ?? EQUAL_WEIGHTS;
   const seconds = secondsSince(now);
 
-  return async function search(request: SearchRequest): Promise<{ hits: SearchHit[]; timing: SearchTiming }> {
+  return async function search(
+    request: SearchRequest,
+  ): Promise<{ hits: SearchHit[]; timing: SearchTiming; dense: DenseUsed }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
     let started = now();
     let vectorHits: readonly { id: string }[] = [];
+    let dense: DenseUsed = { collection: null, reason: 'SEARCH_DENSE_WEIGHT is 0' };
     if (weights.dense > 0) {
-      const [queryVector] = await deps.embedder.embed([request.query], {
-        kind: 'query',
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
-      timing.embedding = seconds(started);
-      started = now();
-      vectorHits = await deps.index().search(queryVector!, { k: request.initialK });
-      timing.vectorSearch = seconds(started);
+      const source = await deps.dense();
+      // No complete collection to read (a new one is building): this query is lexical only.
+      dense = source.index
+        ? { collection: source.collection, reason: null }
+        : { collection: null, reason: source.reason };
+      if (source.index) {
+        const [queryVector] = await source.embedder.embed([request.query], {
+          kind: 'query',
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+        timing.embedding = seconds(started);
+        started = now();
+        vectorHits = await source.index.search(queryVector!, { k: request.initialK });
+        timing.vectorSearch = seconds(started);
+      }
     }
 
     let lexicalHits: readonly { id: string }[] = [];
@@ -152,7 +174,7 @@ export function createSearch(deps: SearchDeps) {
       const { id, title, source, section, language } = doc;
       return [{ chunk, document: { id, title, source, section, language }, score }];
     });
-    return { hits, timing };
+    return { hits, timing, dense };
   };
 }
 

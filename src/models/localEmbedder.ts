@@ -122,3 +122,15 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
     },
   };
 }
+
+/**
+ * The local embedder whose vectors are in `space`, when that is one of its spaces: it needs nothing
+ * to be made again, so a collection of its vectors stays searchable after the configuration moved
+ * to another model (while that model's collection is built). Null for any other space.
+ */
+export function localEmbedderFor(space: string): Embedder | null {
+  const match = /^local-hashed-ngrams-(\d+)-features-\d+$/.exec(space);
+  if (!match) return null;
+  const embedder = createLocalEmbedder({ dimensions: Number(match[1]) });
+  return embedder.space === space ? embedder : null;
+}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createLocalEmbedder } from '../../src/models/localEmbedder.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 import {
   embeddingsReply,
   startScriptedServer,
@@ -174,57 +174,60 @@ describe('models picked by configuration', () => {
     }
   });
 
-  it('builds a new vector collection beside the old when the embedding model changes, and reuses each on return', async () => {
+  it('builds a new vector collection beside the old when the embedding model changes, switches to it and drops the old; back again, nothing is embedded twice', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'archivist-models-'));
     const env = { DATA_DIR: dataDir, EVENT_STORE: 'file' };
+    type Stats = { collection_name: string; vector_store_path: string };
     try {
       app = await startTestApp({ env });
       await app.http
         .post('/api/v1/upload')
         .attach('file', await readme(), 'readme.md')
         .expect(200);
-      const local = (await app.http.get('/api/v1/health/stats')).body as {
-        collection_name: string;
-        vector_store_path: string;
-      };
+      const local = (await app.http.get('/api/v1/health/stats')).body as Stats;
       const chunks = await app.runtime.knowledge.vectorIndex().count();
       await app.stop();
 
-      const switched = async (): Promise<{ collection: string; path: string }> => {
-        app = await startTestApp({ env: { ...env, ...remoteEnv() } });
-        const head = await app.runtime.eventStore.headPosition();
-        expect(await app.runtime.knowledge.waitForVectors(head, 15_000)).to.equal(true);
-        const stats = (await app.http.get('/api/v1/health/stats')).body as {
-          collection_name: string;
-          vector_store_path: string;
-        };
-        expect(await app.runtime.knowledge.vectorIndex().count()).to.equal(chunks);
-        const search = await app.http
+      /** Starts with `extra` configured and waits until its collection has replaced the active one. */
+      const switched = async (extra: Record<string, string>, from: Stats): Promise<Stats> => {
+        app = await startTestApp({ env: { ...env, ...extra } });
+        const running = app;
+        const stats = await eventually(
+          async () => {
+            const body = (await running.http.get('/api/v1/health/stats')).body as Stats;
+            return body.collection_name !== from.collection_name ? body : undefined;
+          },
+          15_000,
+          'the switch to the new collection',
+        );
+        expect(await running.runtime.knowledge.vectorIndex().count()).to.equal(chunks);
+        const search = await running.http
           .post('/api/v1/search')
           .send({ query: 'configuration file' })
           .expect(200);
         expect(search.body.count).to.be.greaterThan(0);
-        await app.stop();
-        return { collection: stats.collection_name, path: stats.vector_store_path };
+        expect(search.headers['x-dense-retrieval']).to.equal(stats.collection_name);
+        // The old collection is dropped once the new one serves.
+        await eventually(
+          () => (existsSync(from.vector_store_path) ? undefined : true),
+          5_000,
+          'the old folder gone',
+        );
+        await running.stop();
+        return stats;
       };
-      const remote = await switched();
-      expect(remote.collection).to.not.equal(local.collection_name);
-      expect(existsSync(local.vector_store_path) && existsSync(remote.path)).to.equal(true);
+      const remote = await switched(remoteEnv(), local);
       const passagesEmbedded = sent('/v1/embeddings').filter(
         (request) => (request.body as { input_type: string }).input_type === 'passage',
       ).length;
       expect(passagesEmbedded).to.be.greaterThan(0);
 
-      // Back to the local model: its collection is still there and up to date.
-      app = await startTestApp({ env });
-      expect((await app.http.get('/api/v1/health/stats')).body.collection_name).to.equal(
-        local.collection_name,
-      );
-      expect(await app.runtime.knowledge.vectorIndex().count()).to.equal(chunks);
-      await app.stop();
+      // Back to the local model: its collection is built again (from the cache), then serves.
+      const again = await switched({}, remote);
+      expect(again.collection_name).to.equal(local.collection_name);
 
-      // And to the remote one again: its vectors come from its collection and cache, none recomputed.
-      await switched();
+      // And to the remote one again: its vectors come from the embedding cache, none recomputed.
+      await switched(remoteEnv(), again);
       expect(
         sent('/v1/embeddings').filter(
           (request) => (request.body as { input_type: string }).input_type === 'passage',

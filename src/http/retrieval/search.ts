@@ -1,5 +1,5 @@
 import type { Answerer } from '../../knowledge/answer.js';
-import type { Search, SearchHit } from '../../knowledge/search.js';
+import type { DenseUsed, Search, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, modelErrorResponses } from './schemas.js';
 
@@ -28,6 +28,12 @@ function resultOf(hit: SearchHit): Record<string, unknown> {
   };
 }
 
+/** Which vectors a search read: the collection, or `off` and why (lexical only). */
+export const denseRetrieval = (dense: DenseUsed): string =>
+  dense.collection ?? `off (${dense.reason ?? 'lexical only'})`;
+
+const DENSE_HEADER = 'x-dense-retrieval';
+
 const questionText = { type: 'string', minLength: 1, maxLength: 4_000, pattern: '\\S' } as const;
 
 export function searchRoutes(deps: SearchRouteDeps) {
@@ -38,7 +44,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
       operationId: 'search',
       summary: 'Hybrid semantic and keyword search over the stored chunks (no answer generation)',
       description:
-        'Vector similarity and BM25 keyword search each give initial_k candidates, fused by reciprocal rank, reranked when the reranker is on, cut to top_k. score: the reranker score when reranking, else the fused score; comparable within one response only.',
+        'Vector similarity and BM25 keyword search each give initial_k candidates, fused by reciprocal rank, reranked when the reranker is on, cut to top_k. score: the reranker score when reranking, else the fused score; comparable within one response only. The X-Dense-Retrieval header names the vector collection read, or says off (why) when the search was lexical only because a new collection is still being built beside one this process cannot embed queries for.',
       tags: ['Query'],
       body: {
         contentType: 'application/json',
@@ -92,13 +98,16 @@ export function searchRoutes(deps: SearchRouteDeps) {
         ...modelErrorResponses,
       },
       async handle({ body, signal }) {
-        const { hits } = await deps.search({
+        const { hits, dense } = await deps.search({
           query: body.query,
           topK: body.top_k,
           initialK: Math.max(body.initial_k, body.top_k),
           signal,
         });
-        return { body: { results: hits.map(resultOf), count: hits.length } };
+        return {
+          body: { results: hits.map(resultOf), count: hits.length },
+          headers: { [DENSE_HEADER]: denseRetrieval(dense) },
+        };
       },
     }),
     defineRoute({
@@ -167,7 +176,18 @@ export function searchRoutes(deps: SearchRouteDeps) {
                     'context_formatting',
                     'llm_generation',
                     'total',
-                  ].map((name) => [name, { type: 'number' }]),
+                  ]
+                    .map((name): [string, object] => [name, { type: 'number' }])
+                    .concat([
+                      [
+                        'dense_retrieval',
+                        {
+                          type: 'string',
+                          description:
+                            'Not a time: the vector collection the search read, or "off (why)" when it was lexical only (a new collection is still being built and the active one cannot be searched here)',
+                        },
+                      ],
+                    ]),
                 ),
               },
               context_used: { type: ['string', 'null'] },
@@ -216,6 +236,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
                     context_formatting: timing.contextFormatting,
                     llm_generation: timing.llmGeneration,
                     total: timing.total,
+                    dense_retrieval: denseRetrieval(answer.dense),
                   },
                 }
               : {}),
