@@ -1,13 +1,20 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config.js';
-import { DataDirLockedError } from '../dataDirLock.js';
+import { hostname } from 'node:os';
+import { DataDirLockedError, lockDataDir } from '../dataDirLock.js';
+import { createReadStoreEmbeddingCache } from '../knowledge/embeddingCache.js';
+import { rebuildVectors } from '../knowledge/vectorRebuild.js';
+import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
+import { openVectorStore } from '../knowledge/vectorStore.js';
+import { createModels } from '../models/fromConfig.js';
 import { createLogger, type Logger } from '../log.js';
 import { rolesFor, runProcess } from '../process.js';
 import { checkAll } from '../health.js';
 import { eventFeed } from '../eventStore/eventFeed.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 import { PortInUseError } from '../server.js';
+import { USERS_USAGE, usersCommand, UsersUsageError } from './users.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -25,9 +32,12 @@ Commands:
       --limit <n>       Print at most n events.
       --follow          Keep printing new events as they are appended.
   rebuild [projection]  Rebuild a projection (all when none is named) beside the active one and switch to it.
+                        'vectors' names the vector index: rebuilt into a new collection from the
+                        embedding cache, made active, the old one dropped.
   stats                 Print event log, projection and task statistics as JSON.
   check                 Check that the configured event store, read store and bus answer (exit 0 or 1):
                         a container health check for worker and projector processes.
+${USERS_USAGE}
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -42,6 +52,8 @@ function parseCommandLine() {
         limit: { type: 'string' },
         follow: { type: 'boolean', default: false },
         roles: { type: 'string' },
+        admin: { type: 'boolean', default: false },
+        'password-stdin': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -73,6 +85,8 @@ async function main(): Promise<number> {
       return stats(config);
     case 'check':
       return check(config);
+    case 'users':
+      return usersCommand(config, rest, values);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
       return 2;
@@ -159,10 +173,12 @@ async function printEvents(
 async function rebuild(config: Config, name: string | undefined): Promise<number> {
   return withTools(config, async (runtime) => {
     const known = runtime.registry.projections.map((projection) => projection.name);
-    if (name && !known.includes(name)) {
-      throw new ConfigError(`no read-model projection named ${name}; known: ${known.join(', ')}`);
+    if (name && !known.includes(name) && name !== VECTORS_PROJECTION) {
+      throw new ConfigError(
+        `no projection named ${name}; known: ${[...known, VECTORS_PROJECTION].join(', ')}`,
+      );
     }
-    const names = name ? [name] : known;
+    const names = name ? known.filter((known) => known === name) : known;
     for (const projectionName of names) {
       const started = Date.now();
       let last = 0;
@@ -178,8 +194,59 @@ async function rebuild(config: Config, name: string | undefined): Promise<number
         `${JSON.stringify({ projection: projectionName, rebuilt: true, ms: Date.now() - started })}\n`,
       );
     }
+    if (!name || name === VECTORS_PROJECTION) await rebuildVectorIndex(config, runtime);
     return 0;
   });
+}
+
+/** The vector index into a new collection beside the active one, from the embedding cache. */
+async function rebuildVectorIndex(config: Config, tools: Tools): Promise<void> {
+  const started = Date.now();
+  const log = createLogger({ level: 'warn' });
+  const { embedder } = createModels(config, log);
+  let last = 0;
+  const result = await rebuildVectors({
+    store: openVectorStore({
+      dataDir: config.dataDir,
+      exactSearchBelow: config.vectorExactBelow,
+      milvus: config.vectorStore === 'milvus' ? { url: config.milvusUrl!, token: config.milvusToken } : null,
+      readStore: tools.readStore,
+      log,
+    }),
+    embedder,
+    embeddings: createReadStoreEmbeddingCache(tools.readStore),
+    eventStore: tools.eventStore,
+    readStore: tools.readStore,
+    owner: `cli:${hostname()}:${process.pid}`,
+    log,
+    // Embedded, a running server holds the folder's lock and drops the old collection itself.
+    exclusive() {
+      if (config.vectorStore === 'milvus') return null;
+      try {
+        return lockDataDir(config.dataDir);
+      } catch (error) {
+        if (error instanceof DataDirLockedError) return null;
+        throw error;
+      }
+    },
+    onProgress(position, head) {
+      if (Date.now() - last > 1_000) {
+        last = Date.now();
+        process.stderr.write(`${VECTORS_PROJECTION}: ${position}/${head}\n`);
+      }
+    },
+  });
+  process.stdout.write(
+    `${JSON.stringify({
+      projection: VECTORS_PROJECTION,
+      rebuilt: true,
+      collection: result.collection,
+      previous: result.previous,
+      vectors: result.vectors,
+      previous_dropped: result.dropped,
+      ms: Date.now() - started,
+    })}\n`,
+  );
 }
 
 async function stats(config: Config): Promise<number> {
@@ -243,7 +310,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof UsersUsageError) {
       process.stderr.write(`archivist: ${error.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
       return;

@@ -124,7 +124,7 @@ describe('archivist CLI', function () {
   it('refuses unknown projections, unknown commands and bad configuration with exit code 2', () => {
     const unknownProjection = run(['rebuild', 'nope'], { DATA_DIR: dataDir });
     expect(unknownProjection.status).to.equal(2);
-    expect(unknownProjection.stderr).to.match(/no read-model projection named nope/);
+    expect(unknownProjection.stderr).to.match(/no projection named nope; known: .*\bvectors\b/);
     const unknownCommand = run(['frobnicate'], { DATA_DIR: dataDir });
     expect(unknownCommand.status).to.equal(2);
     expect(unknownCommand.stderr).to.match(/unknown command: frobnicate/);
