@@ -105,8 +105,9 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
 
   return {
     name,
-    // The features changed once (function words dropped): vectors of the first kind are another space.
-    space: `${name}-features-2`,
+    // Each change of features is another space: function words dropped (2); hamza on waw and ya
+    // folded by the index normaliser (3).
+    space: `${name}-features-3`,
     dimensions,
     maxBatch: 256,
     async embed(texts, { signal }) {

@@ -64,13 +64,13 @@ describe('health endpoints', () => {
     expect(response.body).to.include({
       document_count: 0,
       sources_count: 0,
-      collection_name: 'chunks_local_hashed_ngrams_384_features_2_v1',
+      collection_name: 'chunks_local_hashed_ngrams_384_features_3_v1',
       embedding_model: 'local-hashed-ngrams-384',
       llm_model: 'local-extractive',
       reranker_enabled: false,
     });
     expect(response.body.vector_store_path).to.match(
-      /vectors\/chunks_local_hashed_ngrams_384_features_2_v1$/,
+      /vectors\/chunks_local_hashed_ngrams_384_features_3_v1$/,
     );
   });
 
