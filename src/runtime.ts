@@ -24,6 +24,9 @@ import type { ReadModels } from './projections/readModels.js';
 import type { ProjectionRegistry } from './projections/registry.js';
 import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
+import { usersProjection } from './projections/usersProjection.js';
+import { createSessionStore, type SessionStore } from './users/sessions.js';
+import { createUsers, type Users } from './users/users.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
 import { VERSION } from './version.js';
@@ -78,11 +81,15 @@ export interface Runtime {
   /** Where the projections stand: what readiness and `/health/stats` both report. */
   projectionProgress(): Promise<ProjectionProgress>;
   knowledge: KnowledgeBase;
+  /** Users of the Assistant API, their credentials and roles. */
+  users: Users;
+  /** Login sessions of the Assistant API. */
+  sessions: SessionStore;
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
 export function readModelProjections(): Projection[] {
-  return [tasksProjection, knowledgeProjection];
+  return [tasksProjection, knowledgeProjection, usersProjection];
 }
 
 /** Event types that record a stream's removal, of every aggregate that has one. */
@@ -222,6 +229,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ],
   });
   const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
+  const users = createUsers({ eventStore, readModels, clock });
+  const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs]);
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
@@ -304,6 +313,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     health: () => checkAll(checks),
     projectionProgress: () => projectionProgress(projections, eventStore),
     knowledge,
+    users,
+    sessions,
   };
 }
 

@@ -14,6 +14,7 @@ import { checkAll } from '../health.js';
 import { eventFeed } from '../eventStore/eventFeed.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 import { PortInUseError } from '../server.js';
+import { USERS_USAGE, usersCommand, UsersUsageError } from './users.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -36,6 +37,7 @@ Commands:
   stats                 Print event log, projection and task statistics as JSON.
   check                 Check that the configured event store, read store and bus answer (exit 0 or 1):
                         a container health check for worker and projector processes.
+${USERS_USAGE}
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -50,6 +52,8 @@ function parseCommandLine() {
         limit: { type: 'string' },
         follow: { type: 'boolean', default: false },
         roles: { type: 'string' },
+        admin: { type: 'boolean', default: false },
+        'password-stdin': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -81,6 +85,8 @@ async function main(): Promise<number> {
       return stats(config);
     case 'check':
       return check(config);
+    case 'users':
+      return usersCommand(config, rest, values);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
       return 2;
@@ -304,7 +310,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof UsersUsageError) {
       process.stderr.write(`archivist: ${error.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
       return;

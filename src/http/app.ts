@@ -3,6 +3,9 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
+import { assistantAuth } from './assistant/auth.js';
+import { assistantApiRoutes } from './assistant/routes.js';
+import { createJwtVerifier } from '../users/jwt.js';
 import { mountDocs } from './docs.js';
 import { assistantErrorSchema, errorHandler, notFound } from './errorHandler.js';
 import { mountRoutes, serveFixedRoutes, type FixedRoutes, type ReadYourWrites } from './mountRoutes.js';
@@ -45,6 +48,8 @@ export type AppDeps = Pick<
   | 'tasks'
   | 'parser'
   | 'knowledge'
+  | 'users'
+  | 'sessions'
 >;
 
 export interface AppOptions {
@@ -107,7 +112,16 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     }),
     ...(options.retrievalRoutes ?? []),
   ];
-  const assistantRoutes = options.assistantRoutes ?? [];
+  const assistantRoutes = [
+    ...assistantApiRoutes({
+      config: deps.config,
+      version: deps.version,
+      users: deps.users,
+      sessions: deps.sessions,
+    }),
+    ...(options.assistantRoutes ?? []),
+  ];
+  const verifyJwt = deps.config.jwt ? createJwtVerifier(deps.config.jwt) : null;
   const limits = {
     maxJsonBytes: deps.config.maxJsonBytes,
     multipart: {
@@ -145,7 +159,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
         {
           prefix: ASSISTANT_ROUTE_PREFIX,
           routes: assistantRoutes,
-          security: [{ ApiKeyAuth: [] }],
+          security: [{ SessionCookie: [] }, { ApiKeyPair: [] }, ...(verifyJwt ? [{ BearerJwt: [] }] : [])],
           errorSchema: assistantErrorSchema,
         },
       ],
@@ -166,12 +180,21 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
   app.use(errorHandler(ASSISTANT_ROUTE_PREFIX));
   // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
-  // clients without a key learn nothing of which endpoints exist. The Assistant API takes the
-  // Retrieval API's keys until it has its own authentication.
+  // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
+  // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
   app.use(
     guardPrefixes(apiKeyAuth(deps.config.apiKeys), {
-      protect: [`${RETRIEVAL_PREFIX}/`, `${ASSISTANT_ROUTE_PREFIX}/`],
+      protect: [`${RETRIEVAL_PREFIX}/`],
       exempt: [`${RETRIEVAL_PREFIX}/health`],
+    }),
+  );
+  app.use(
+    guardPrefixes(assistantAuth({ users: deps.users, sessions: deps.sessions, verifyJwt }), {
+      protect: [`${ASSISTANT_ROUTE_PREFIX}/`],
+      // Public routes (login, logout) need none; their paths are fixed, so exact paths are exempt.
+      exempt: assistantRoutes
+        .filter((route) => route.public)
+        .map((route) => `${ASSISTANT_ROUTE_PREFIX}${route.path}`),
     }),
   );
   app.use(serveFixedRoutes(fixed));

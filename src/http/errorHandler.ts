@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { NO_TOKENS, tokensUsedSchema } from './assistant/envelope.js';
 import { HttpError, toHttpError } from './httpError.js';
 import type { Schema } from './route.js';
 import type { RequestState } from './mountRoutes.js';
@@ -21,10 +22,11 @@ export const assistantErrorSchema = {
   properties: {
     message: {
       type: 'object',
-      required: ['success', 'data', 'error'],
+      required: ['success', 'data', 'tokens_used', 'error'],
       properties: {
         success: { const: false },
         data: { type: 'null' },
+        tokens_used: tokensUsedSchema,
         error: {
           type: 'object',
           required: ['type', 'message', 'status_code'],
@@ -40,12 +42,13 @@ export const assistantErrorSchema = {
   },
 } as const satisfies Schema;
 
-/** The Assistant API's envelope, with `success: false`. */
+/** The Assistant API's envelope, with `success: false` and `tokens_used` all zero. */
 function assistantError(error: HttpError): Record<string, unknown> {
   return {
     message: {
       success: false,
       data: null,
+      tokens_used: { ...NO_TOKENS },
       error: {
         type: error.type,
         message: error.message,

@@ -120,8 +120,29 @@ function hasBody(ctx: Context): boolean {
 /** The content-type check (415) and the body parser of each kind of body, shared by the routes. */
 function bodyParsers(
   options: MountOptions,
-): Record<'application/json' | 'multipart/form-data', Middleware[]> {
+): Record<'application/json' | 'multipart/form-data' | 'json-or-form', Middleware[]> {
   return {
+    'json-or-form': [
+      async (ctx, next) => {
+        if (hasBody(ctx) && !ctx.is('application/json', 'application/x-www-form-urlencoded')) {
+          throw new HttpError(
+            415,
+            'unsupported_media_type',
+            'This endpoint takes a JSON body (Content-Type: application/json) or form fields (application/x-www-form-urlencoded)',
+          );
+        }
+        await next();
+      },
+      koaBody({
+        json: true,
+        multipart: false,
+        urlencoded: true,
+        text: false,
+        jsonLimit: options.maxJsonBytes,
+        formLimit: options.maxJsonBytes,
+        jsonStrict: false,
+      }),
+    ],
     'application/json': [
       async (ctx, next) => {
         if (hasBody(ctx) && !ctx.is('application/json')) {
@@ -223,7 +244,10 @@ export function mountRoutes(
       'body',
     );
     const middlewares: Middleware[] = [];
-    if (body) middlewares.push(...parsers[body.contentType]);
+    if (body) {
+      const form = body.contentType === 'application/json' && body.form === true;
+      middlewares.push(...parsers[form ? 'json-or-form' : body.contentType]);
+    }
 
     middlewares.push(async (ctx) => {
       const state = ctx.state as RequestState;

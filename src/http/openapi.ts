@@ -170,6 +170,13 @@ export function buildOpenApi(
                           ? withoutDefaultedRequired(route.body.schema)
                           : multipartSchema(route),
                     },
+                    ...(route.body.contentType === 'application/json' && route.body.form
+                      ? {
+                          'application/x-www-form-urlencoded': {
+                            schema: withoutDefaultedRequired(route.body.schema),
+                          },
+                        }
+                      : {}),
                   },
                 },
               }
@@ -191,6 +198,24 @@ export function buildOpenApi(
           in: 'header',
           name: 'X-API-Key',
           description: 'One of the keys configured in API_KEYS',
+        },
+        SessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'sid',
+          description: 'The session cookie POST /api/method/login sets (Assistant API)',
+        },
+        ApiKeyPair: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`token <key>:<secret>`, a key pair from `archivist users key NAME` (Assistant API)',
+        },
+        BearerJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A JWT when JWT_SECRET, JWT_JWKS_URL or JWT_JWKS_FILE is configured (Assistant API)',
         },
       },
     },

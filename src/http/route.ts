@@ -24,7 +24,12 @@ export interface UploadedFile {
   path: string;
 }
 
-export type JsonBody<S extends Schema> = { contentType: 'application/json'; schema: S };
+export type JsonBody<S extends Schema> = {
+  contentType: 'application/json';
+  schema: S;
+  /** Also takes the same fields as `application/x-www-form-urlencoded` (strings), as HTML forms send them. */
+  form?: boolean;
+};
 /** Form fields are validated like query parameters (strings coerced); files are checked by name. */
 export type MultipartBody<S extends Schema> = {
   contentType: 'multipart/form-data';

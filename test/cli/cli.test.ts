@@ -106,7 +106,7 @@ describe('archivist CLI', function () {
       generation: 1,
       position: 4,
     });
-    expect(stats.projections.map((p) => p.name)).to.have.members(['tasks', 'knowledge']);
+    expect(stats.projections.map((p) => p.name)).to.have.members(['tasks', 'knowledge', 'users']);
   });
 
   it('rebuilds a projection beside the active one and switches to it', () => {

@@ -63,10 +63,15 @@ describe('HTTP edges', function () {
       await app.http.get('/api/v1/no-such-endpoint').set('X-API-Key', 'right-key').expect(404);
     });
 
-    it('keeps the Assistant API closed without a key while keys are configured, in its envelope', async () => {
-      const response = await app.http.post('/api/method/assistant.api.get_config').send({}).expect(401);
+    it('keeps the Assistant API closed to X-API-Key: it takes its own credentials, in its envelope', async () => {
+      const response = await app.http
+        .post('/api/method/assistant.api.get_config')
+        .set('X-API-Key', 'right-key')
+        .send({})
+        .expect(401);
       expect(response.body.message).to.include({ success: false, data: null });
-      expect(response.body.message.error).to.include({ type: 'missing_api_key', status_code: 401 });
+      expect(response.body.message.error).to.include({ type: 'authentication_required', status_code: 401 });
+      expect(response.body.message.error.message).to.include('X-API-Key');
     });
 
     it('leaves health, the documentation and the root open', async () => {

@@ -3,6 +3,7 @@ import { InvalidStateError } from '../../src/domain/shared/index.js';
 import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
 import { errorSchema } from '../../src/http/retrieval/schemas.js';
 import { defineRoute } from '../../src/http/route.js';
+import { addTestUser } from '../support/assistantUsers.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const echo = defineRoute({
@@ -169,11 +170,17 @@ describe('bad input and error shapes', () => {
   it('answers 404 in the right shape for unknown routes', async () => {
     expectRetrievalError((await app.http.get('/api/v1/nothing-here').expect(404)).body, 404, 'not_found');
     expectRetrievalError((await app.http.get('/../../etc/passwd').expect(404)).body, 404, 'not_found');
-    const assistant = await app.http.post('/api/method/assistant.api.no_such_endpoint').send({}).expect(404);
+    const user = await addTestUser(app, 'error-shapes');
+    const assistant = await app.http
+      .post('/api/method/assistant.api.no_such_endpoint')
+      .set('Authorization', user.authorization)
+      .send({})
+      .expect(404);
     expect(assistant.body).to.deep.equal({
       message: {
         success: false,
         data: null,
+        tokens_used: { input: 0, output: 0, total: 0 },
         error: {
           type: 'not_found',
           message: 'No endpoint POST /api/method/assistant.api.no_such_endpoint',

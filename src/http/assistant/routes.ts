@@ -1,0 +1,25 @@
+import type { Config } from '../../config.js';
+import type { SessionStore } from '../../users/sessions.js';
+import type { Users } from '../../users/users.js';
+import type { Route } from '../route.js';
+import { sessionRoutes } from './sessionRoutes.js';
+import { settingsRoutes } from './settingsRoutes.js';
+
+/** The Assistant method API's routes of this build, relative to `/api/method`. */
+export function assistantApiRoutes(deps: {
+  config: Config;
+  version: string;
+  users: Users;
+  sessions: SessionStore;
+}): Route[] {
+  return [
+    ...sessionRoutes({
+      users: deps.users,
+      sessions: deps.sessions,
+      cookieSecure: deps.config.sessionCookieSecure,
+      sessionTtlMs: deps.config.sessionTtlMs,
+      jwtEnabled: deps.config.jwt !== null,
+    }),
+    ...settingsRoutes({ config: deps.config, version: deps.version }),
+  ];
+}

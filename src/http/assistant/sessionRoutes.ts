@@ -1,0 +1,108 @@
+import type { SessionStore } from '../../users/sessions.js';
+import type { Users } from '../../users/users.js';
+import { HttpError } from '../httpError.js';
+import { defineRoute, type Route } from '../route.js';
+import { assistantErrorSchema } from '../errorHandler.js';
+import { challenge, clearSessionCookie, SESSION_COOKIE, SESSION_COOKIE_PATH } from './auth.js';
+import { envelope, envelopeSchema } from './envelope.js';
+
+export interface SessionRouteDeps {
+  users: Users;
+  sessions: SessionStore;
+  cookieSecure: boolean;
+  sessionTtlMs: number;
+  jwtEnabled: boolean;
+}
+
+const loginData = {
+  type: 'object',
+  required: ['user', 'admin', 'expires_at'],
+  properties: {
+    user: { type: 'string' },
+    admin: { type: 'boolean' },
+    expires_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/**
+ * Frappe-style login and logout (`/api/method/login`, `/api/method/logout`): the session lives in
+ * an HttpOnly, SameSite=Lax cookie `sid`, sent to the Assistant API's paths only.
+ */
+export function sessionRoutes(deps: SessionRouteDeps): Route[] {
+  const cookie = (sid: string, maxAgeSeconds: number): string =>
+    `${SESSION_COOKIE}=${sid}; Path=${SESSION_COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${deps.cookieSecure ? '; Secure' : ''}`;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/login',
+      operationId: 'login',
+      summary: 'Log in with a user name and password',
+      description:
+        'Starts a session: the response sets the HttpOnly, SameSite=Lax cookie `sid`, which authenticates later Assistant API calls until it expires (SESSION_TTL_MS) or `/api/method/logout`. Fields as JSON or as form fields (`usr`, `pwd`).',
+      tags: ['Assistant: session'],
+      public: true,
+      body: {
+        contentType: 'application/json',
+        form: true,
+        schema: {
+          type: 'object',
+          required: ['usr', 'pwd'],
+          properties: {
+            usr: { type: 'string', minLength: 1, maxLength: 128, description: 'User name' },
+            pwd: { type: 'string', minLength: 1, maxLength: 1024, description: 'Password' },
+          },
+        },
+      },
+      responses: {
+        200: { description: 'Logged in; the `sid` cookie is set', schema: envelopeSchema(loginData) },
+        401: { description: 'Wrong user name or password', schema: assistantErrorSchema },
+      },
+      async handle({ body, log }) {
+        const principal = await deps.users.checkPassword(body.usr, body.pwd);
+        if (!principal?.userId) {
+          log.info({ event: 'login_failed' }, 'login refused');
+          throw new HttpError(401, 'invalid_credentials', 'Wrong user name or password', [], {
+            'WWW-Authenticate': challenge(deps.jwtEnabled),
+          });
+        }
+        const { sid, expiresAt } = await deps.sessions.create(principal.userId);
+        log.info({ user: principal.name }, 'logged in');
+        return {
+          body: envelope({
+            user: principal.name,
+            admin: principal.admin,
+            expires_at: new Date(expiresAt).toISOString(),
+          }),
+          headers: {
+            'Set-Cookie': cookie(sid, Math.max(1, Math.floor(deps.sessionTtlMs / 1000))),
+            'Cache-Control': 'no-store',
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/logout',
+      operationId: 'logout',
+      summary: 'End the login session',
+      description: 'Ends the session of the `sid` cookie, if any, and removes the cookie. Always succeeds.',
+      tags: ['Assistant: session'],
+      public: true,
+      responses: {
+        200: {
+          description: 'Logged out',
+          schema: envelopeSchema({
+            type: 'object',
+            required: ['logged_out'],
+            properties: { logged_out: { const: true } },
+          }),
+        },
+      },
+      async handle({ koa }) {
+        const sid = koa.cookies.get(SESSION_COOKIE);
+        if (sid) await deps.sessions.end(sid);
+        return { body: envelope({ logged_out: true }), headers: { 'Set-Cookie': clearSessionCookie() } };
+      },
+    }),
+  ];
+}
