@@ -60,6 +60,7 @@ describe('health endpoints', () => {
     expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members([
       'tasks',
       'knowledge',
+      'users',
     ]);
     expect(response.body).to.include({
       document_count: 0,
