@@ -85,7 +85,7 @@ async function awaitCaughtUp(
       // `ready` covers the stores, the bus and the read-model projections, not the vector index.
       if (readModels === null && response.status === 200 && body.ready) readModels = seconds(started);
       const store = body.components.find((component) => component.name === 'vector_store');
-      const count = Number(/^(\d+) vectors/.exec(store?.reason ?? '')?.[1] ?? -1);
+      const count = Number(/(\d+) vectors/.exec(store?.reason ?? '')?.[1] ?? -1);
       if (vectors === null && count === expected) vectors = seconds(started);
       if (store && !store.healthy) throw new Error(`vector store unhealthy: ${store.reason}`);
     }

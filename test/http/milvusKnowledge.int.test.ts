@@ -77,7 +77,7 @@ describe('knowledge base over HTTP with VECTOR_STORE=milvus', function () {
       (component) => component.name === 'vector_store',
     );
     expect(vectorStore).to.include({ healthy: true });
-    expect(vectorStore!['reason']).to.equal(`${collection} at ${milvus!.url} (milvus)`);
+    expect(vectorStore!['reason']).to.equal(`serving ${collection} at ${milvus!.url} (milvus)`);
   });
 
   it('removes a deleted document’s chunks from Milvus', async () => {
