@@ -12,9 +12,9 @@
  * 6. recall@10 of the vector index as the server searches it (the int8 scan below VECTOR_EXACT_BELOW,
  *    the HNSW graph above) against exact float scores of every chunk, on the persisted index opened in
  *    this process;
- * 7. rebuilding every knowledge-base projection: `archivist rebuild` (the read models) and the vector
- *    index (which that command does not rebuild: it is rebuilt from the log, vectors from the
- *    embedding cache, when its collection is missing), with proof that the embedder was not called.
+ * 7. rebuilding every knowledge-base projection with `archivist rebuild` (the read models, then the
+ *    vector index as a new collection from the embedding cache), with proof that the embedder was
+ *    not called.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +110,9 @@ type QueryResponse = {
   sources: unknown[];
   timing: Record<'embedding' | 'vector_search' | 'keyword_search' | 'llm_generation' | 'total', number>;
 };
+
+const sumMs = <T extends { ms: number }>(steps: readonly T[], which: (step: T) => boolean): number =>
+  steps.filter(which).reduce((sum, step) => sum + step.ms, 0);
 
 function topIds(index: VectorIndex, vectors: readonly Float32Array[]): Promise<string[][]> {
   return Promise.all(
@@ -324,22 +327,10 @@ try {
     `  in-process: exact float scores ${exactMs.toFixed(2)} ms/query, ${mode} ${approximateMs.toFixed(3)} ms/query${mode === 'HNSW' ? `, HNSW graph build ${graphSeconds.toFixed(1)} s` : ''}`,
   );
 
-  // 7. Rebuild. `archivist rebuild` rebuilds the read-model projections (knowledge: documents, chunks, FTS).
-  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
-  started = performance.now();
-  const rebuilt = spawnSync(process.execPath, [cli, 'rebuild'], {
-    env: { ...process.env, DATA_DIR: dataDir },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const readModelSeconds = seconds(started);
-  if (rebuilt.status !== 0) throw new Error(`archivist rebuild failed: ${rebuilt.stderr}`);
-  console.log(`  archivist rebuild: ${rebuilt.stdout.trim().split('\n').join(' ')}`);
-  report('rebuild: read models (archivist rebuild)', readModelSeconds, 's');
-
-  // The vector index is no read model: rebuilt from the whole log when its collection is missing.
-  // Proof that the rebuild takes vectors from the cache: the cache holds every chunk's hash (so
-  // embedWithCache has nothing to embed), and canary vectors planted in the cache come out of the index.
+  // 7. Rebuild: `archivist rebuild` rebuilds every read model (knowledge: documents, chunks, FTS) and
+  // then the vector index, as a new collection filled from the embedding cache. Proof that it takes
+  // vectors from the cache: the cache holds every chunk's hash (so embedWithCache has nothing to
+  // embed), and canary vectors planted in the cache beforehand come out of the new collection.
   const readStore = createSqliteReadStore({
     path: join(dataDir, 'read.db'),
     normalizeText: normalizeForIndex,
@@ -363,29 +354,46 @@ try {
   const cacheRows = await readStore.count(EMBEDDINGS_COLLECTION, { model: embedder.space });
   await readStore.close();
   console.log(
-    `  embedding cache before the vector rebuild: ${cached.size} of ${chunks} chunk hashes cached (${cacheRows} rows for ${embedder.space}); 20 canaries planted`,
+    `  embedding cache before the rebuild: ${cached.size} of ${chunks} chunk hashes cached (${cacheRows} rows for ${embedder.space}); 20 canaries planted`,
   );
-  rmSync(join(dataDir, 'vectors', stats.collection_name), { recursive: true, force: true });
+  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
   started = performance.now();
-  server = watch(await serveCompiled(PORT, { DATA_DIR: dataDir }));
-  const rebuilding = server;
-  const vectorRebuild = await awaitCaughtUp(started, chunks, () => rebuilding.process.exitCode !== null);
-  await rebuilding.stop();
-  const check = openEmbeddedIndex({ ...indexOptions, exactBelow: chunks + 1 });
+  const rebuilt = spawnSync(process.execPath, [cli, 'rebuild'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const rebuildSeconds = seconds(started);
+  if (rebuilt.status !== 0) throw new Error(`archivist rebuild failed: ${rebuilt.stderr}`);
+  const steps = rebuilt.stdout
+    .trim()
+    .split('\n')
+    .map(
+      (line) => JSON.parse(line) as { projection: string; ms: number; collection?: string; vectors?: number },
+    );
+  console.log(`  archivist rebuild: ${steps.map((step) => JSON.stringify(step)).join(' ')}`);
+  const vectorStep = steps.find((step) => step.projection === 'vectors');
+  if (!vectorStep?.collection || vectorStep.vectors !== chunks)
+    throw new Error(`the rebuild did not report every vector: ${JSON.stringify(vectorStep)}`);
+  const check = openEmbeddedIndex({
+    ...indexOptions,
+    collection: vectorStep.collection,
+    exactBelow: chunks + 1,
+  });
   let fromCache = 0;
   for (const canary of canaries) {
     const [hit] = await check.search(canary.vector, { k: 1 });
     if (hit?.id === canary.id && hit.score > 0.9999) fromCache += 1;
   }
   await check.close();
-  report('rebuild: vector index from the cache (start to all vectors)', vectorRebuild.vectors, 's');
-  report('rebuild: canary vectors taken from the cache (of 20)', fromCache, '');
   report(
-    'rebuild: every knowledge-base projection (sum)',
-    readModelSeconds + vectorRebuild.vectors,
+    'rebuild: read models (archivist rebuild, its own timing)',
+    sumMs(steps, (step) => step.projection !== 'vectors') / 1000,
     's',
-    '<= 60',
   );
+  report('rebuild: vector index from the cache (its own timing)', vectorStep.ms / 1000, 's');
+  report('rebuild: canary vectors taken from the cache (of 20)', fromCache, '');
+  report('rebuild: every knowledge-base projection (archivist rebuild, wall)', rebuildSeconds, 's', '<= 60');
   if (cached.size !== chunks || fromCache !== canaries.length)
     console.log('  the embedder WAS (or may have been) called during the vector rebuild');
   console.log(`load average at the end: ${load()}`);
