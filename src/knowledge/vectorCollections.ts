@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ActiveCollection, ActiveCollectionStore } from '../vector/activeCollection.js';
@@ -78,6 +79,9 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
     if (space === embedder.space) return embedder;
     return options.embedderFor(space);
   };
+
+  const pause = (ms: number): Promise<void> =>
+    sleep(ms, undefined, { signal: controller.signal }).catch(() => undefined);
 
   async function follow(collection: string, withEmbedder: Embedder): Promise<void> {
     if (projectors.has(collection)) return;
@@ -208,19 +212,15 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
             continue;
           }
         } else {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, options.pollMs);
-            signal.addEventListener('abort', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          });
+          // An abortable pause that takes its abort listener away again (one added per turn and
+          // never removed leaked a listener a second, and warned after ten).
+          await pause(options.pollMs);
         }
         if (!signal.aborted) await refresh(true);
       } catch (error) {
         if (signal.aborted) break;
         log.warn({ err: error }, 'vector collections: could not check the active record; retrying');
-        await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+        await pause(options.pollMs);
       }
     }
   }
