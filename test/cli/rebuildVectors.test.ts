@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -12,6 +12,7 @@ import { CHUNKS, type ChunkView } from '../../src/projections/knowledgeProjectio
 import type { ActiveCollection } from '../../src/vector/activeCollection.js';
 import { openEmbeddedIndex } from '../../src/vector/embeddedIndex.js';
 import { startTestApp } from '../support/testApp.js';
+import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
 
 const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
@@ -24,9 +25,6 @@ function run(args: string[], env: Record<string, string>) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const fixture = (name: string): Promise<Buffer> =>
-  readFile(join(import.meta.dirname, '..', 'fixtures', 'documents', 'text', name));
-
 describe('archivist rebuild: the vector index', function () {
   this.timeout(120_000);
   let dataDir: string;
@@ -38,14 +36,7 @@ describe('archivist rebuild: the vector index', function () {
   it('builds a new collection from the embedding cache beside the active one, switches to it and drops the old', async () => {
     const env = { DATA_DIR: dataDir, EVENT_STORE: 'file' };
     let app = await startTestApp({ env });
-    await app.http
-      .post('/api/v1/upload')
-      .attach('file', await fixture('readme.md'), 'readme.md')
-      .expect(200);
-    await app.http
-      .post('/api/v1/upload')
-      .attach('file', await fixture('guide.rst'), 'guide.rst')
-      .expect(200);
+    await uploadTextFixtures(app, 'readme.md', 'guide.rst');
     const before = (await app.http.get('/api/v1/health/stats')).body as {
       collection_name: string;
       vector_store_path: string;
@@ -121,10 +112,7 @@ describe('archivist rebuild: the vector index', function () {
     const env = { DATA_DIR: dataDir, EVENT_STORE: 'file' };
     const app = await startTestApp({ env });
     try {
-      await app.http
-        .post('/api/v1/upload')
-        .attach('file', await fixture('readme.md'), 'readme.md')
-        .expect(200);
+      await uploadTextFixtures(app, 'readme.md');
       const before = (await app.http.get('/api/v1/health/stats')).body as {
         collection_name: string;
         vector_store_path: string;

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -12,9 +12,7 @@ import {
   type ScriptedServer,
 } from '../support/scriptedModelServer.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
-
-const fixture = (name: string): Promise<Buffer> =>
-  readFile(join(import.meta.dirname, '..', 'fixtures', 'documents', 'text', name));
+import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
 
 type Stats = { collection_name: string; vector_store_path: string };
 type Component = { name: string; healthy: boolean; reason: string | null };
@@ -91,14 +89,7 @@ describe('switching the embedding model (blue-green vector collections)', functi
   /** Ingests two documents with the configuration `extra` and returns the collection they went to. */
   async function ingestWith(extra: Record<string, string>): Promise<{ stats: Stats; chunks: number }> {
     app = await startTestApp({ env: { ...env(), ...extra } });
-    await app.http
-      .post('/api/v1/upload')
-      .attach('file', await fixture('readme.md'), 'readme.md')
-      .expect(200);
-    await app.http
-      .post('/api/v1/upload')
-      .attach('file', await fixture('guide.rst'), 'guide.rst')
-      .expect(200);
+    await uploadTextFixtures(app, 'readme.md', 'guide.rst');
     const before = await stats(app);
     const chunks = await app.runtime.knowledge.vectorIndex().count();
     expect(chunks).to.be.greaterThan(0);
