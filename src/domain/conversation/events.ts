@@ -1,0 +1,75 @@
+import type { Event } from '../shared/index.js';
+import { defineEvents } from '../shared/index.js';
+
+export type MessageRole = 'user' | 'assistant' | 'tool';
+export const MESSAGE_ROLES: readonly MessageRole[] = ['user', 'assistant', 'tool'];
+
+/** A call of a tool that an assistant message proposes or makes; `arguments` as the model gave them. */
+export interface ToolCallRef {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What a `tool` message answers: the call it is the result of (the result itself is the content). */
+export interface ToolResultRef {
+  toolCallId: string;
+  name: string;
+  success: boolean;
+}
+
+/** A file attached to a message, by its content hash (the bytes live in the blob store, not here). */
+export interface AttachmentRef {
+  sha256: string;
+  name: string;
+  mimeType: string | null;
+  sizeBytes: number;
+}
+
+/** A conversation of `owner` (a user name) began. */
+export type ConversationCreated = Event<
+  'ConversationCreated',
+  { conversationId: string; owner: string; title: string | null }
+>;
+/**
+ * One message, numbered 1, 2, 3… in its conversation without gaps (`sequence`), so a page of
+ * history is a lookup of consecutive keys. Tool calls, tool results and attachment references are
+ * optional and present only on the messages that have them.
+ */
+export type MessageAppended = Event<
+  'MessageAppended',
+  {
+    conversationId: string;
+    messageId: string;
+    sequence: number;
+    role: MessageRole;
+    content: string;
+    toolCalls?: ToolCallRef[];
+    toolResult?: ToolResultRef;
+    attachments?: AttachmentRef[];
+  }
+>;
+/** Soft deletion: hidden from listing and search, restorable until purged. */
+export type ConversationDeleted = Event<'ConversationDeleted', { conversationId: string }>;
+export type ConversationRestored = Event<'ConversationRestored', { conversationId: string }>;
+/**
+ * The conversation's stream is to be removed. Content-free and written outside the conversation's
+ * stream (`purged-conversation-<id>`), so it outlives it: read models drop everything derived from
+ * the conversation, and the purge reactor deletes the stream.
+ */
+export type ConversationPurged = Event<'ConversationPurged', { conversationId: string; stream: string }>;
+
+export type ConversationEvent =
+  ConversationCreated | MessageAppended | ConversationDeleted | ConversationRestored | ConversationPurged;
+
+export const conversationEvents = defineEvents<ConversationEvent>({
+  ConversationCreated: {},
+  MessageAppended: {},
+  ConversationDeleted: {},
+  ConversationRestored: {},
+  ConversationPurged: {},
+});
+
+export function conversationStream(conversationId: string): string {
+  return `conversation-${conversationId}`;
+}
