@@ -87,6 +87,10 @@ export interface Config {
   zipMaxRatio: number;
   /** How long an Assistant API login session lasts. */
   sessionTtlMs: number;
+  /** A soft-deleted conversation is purged this long after its deletion. */
+  conversationPurgeAfterMs: number;
+  /** How often a worker looks for deleted conversations due for purging. */
+  conversationPurgeIntervalMs: number;
   sessionCookieSecure: boolean;
   /** JWT bearer authentication of the Assistant API; null when off. */
   jwt: JwtSettings | null;
@@ -420,6 +424,18 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     meaning: 'How long an Assistant API login session (`POST /api/method/login`, cookie `sid`) lasts.',
   },
   {
+    name: 'CONVERSATION_PURGE_AFTER_DAYS',
+    default: '30',
+    meaning:
+      'A deleted conversation (`delete_conversation`) can be restored for this many days; then it is purged: its events, messages and search entries are removed from every store.',
+  },
+  {
+    name: 'CONVERSATION_PURGE_INTERVAL_MS',
+    default: '3600000',
+    meaning:
+      'How often a worker (one at a time, under a lease) looks for deleted conversations due for purging.',
+  },
+  {
     name: 'SESSION_COOKIE_SECURE',
     default: 'false',
     meaning:
@@ -643,6 +659,8 @@ export function loadConfig(env: Env = process.env): Config {
     zipMaxTotalBytes: integer(env, 'ZIP_MAX_TOTAL_BYTES', 1_024, 107_374_182_400),
     zipMaxRatio: integer(env, 'ZIP_MAX_RATIO', 2, 100_000),
     sessionTtlMs: integer(env, 'SESSION_TTL_MS', 1_000, 31_536_000_000),
+    conversationPurgeAfterMs: integer(env, 'CONVERSATION_PURGE_AFTER_DAYS', 0, 36_500) * 86_400_000,
+    conversationPurgeIntervalMs: integer(env, 'CONVERSATION_PURGE_INTERVAL_MS', 1_000, 86_400_000),
     sessionCookieSecure: oneOf(env, 'SESSION_COOKIE_SECURE', ['true', 'false'] as const) === 'true',
     jwt: jwtSettings(env),
   };

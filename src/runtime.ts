@@ -25,6 +25,13 @@ import type { ProjectionRegistry } from './projections/registry.js';
 import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import { usersProjection } from './projections/usersProjection.js';
+import { conversationsProjection } from './projections/conversationsProjection.js';
+import { conversationAggregate, createConversationCommands } from './commands/conversationCommands.js';
+import { createConversations, type Conversations } from './conversations/conversations.js';
+import {
+  createConversationPurgeScheduler,
+  type ConversationPurgeScheduler,
+} from './workers/conversationPurge.js';
 import { createSessionStore, type SessionStore } from './users/sessions.js';
 import { createUsers, type Users } from './users/users.js';
 import type { ReadStore } from './readStore/readStore.js';
@@ -85,17 +92,22 @@ export interface Runtime {
   users: Users;
   /** Login sessions of the Assistant API. */
   sessions: SessionStore;
+  /** Conversations of the Assistant API's users. */
+  conversations: Conversations;
+  /** Purges deleted conversations when they are due (runs in the worker role). */
+  conversationPurge: ConversationPurgeScheduler;
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
 export function readModelProjections(): Projection[] {
-  return [tasksProjection, knowledgeProjection, usersProjection];
+  return [tasksProjection, knowledgeProjection, usersProjection, conversationsProjection];
 }
 
 /** Event types that record a stream's removal, of every aggregate that has one. */
 export const PURGE_EVENT_TYPES: readonly string[] = [
   ...(taskAggregate.purgedBy ?? []),
   ...(documentAggregate.purgedBy ?? []),
+  ...(conversationAggregate.purgedBy ?? []),
 ];
 
 /** Readiness of the knowledge base's models and vector index (a check asks only its own component). */
@@ -231,6 +243,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
   const users = createUsers({ eventStore, readModels, clock });
   const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
+  const conversations = createConversations({
+    commands: createConversationCommands({ eventStore, snapshots, clock }),
+    readModels,
+    newId: randomUUID,
+    purgeAfterMs: config.conversationPurgeAfterMs,
+  });
+  const conversationPurge = createConversationPurgeScheduler({
+    conversations,
+    readModels,
+    leases: readStore,
+    owner,
+    clock,
+    log: log.child({ component: 'conversation_purge' }),
+    intervalMs: config.conversationPurgeIntervalMs,
+  });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs]);
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
@@ -295,10 +322,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         await reactors.start();
         worker.start();
         watchdog.start();
+        conversationPurge.start();
       }
     },
     async stop() {
       watchdog.stop();
+      conversationPurge.stop();
       await worker.stop();
       await reactors.stop();
       await knowledge.stop();
@@ -315,6 +344,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     knowledge,
     users,
     sessions,
+    conversations,
+    conversationPurge,
   };
 }
 

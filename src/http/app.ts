@@ -50,6 +50,7 @@ export type AppDeps = Pick<
   | 'knowledge'
   | 'users'
   | 'sessions'
+  | 'conversations'
 >;
 
 export interface AppOptions {
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       version: deps.version,
       users: deps.users,
       sessions: deps.sessions,
+      conversations: deps.conversations,
     }),
     ...(options.assistantRoutes ?? []),
   ];

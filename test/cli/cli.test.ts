@@ -106,7 +106,12 @@ describe('archivist CLI', function () {
       generation: 1,
       position: 4,
     });
-    expect(stats.projections.map((p) => p.name)).to.have.members(['tasks', 'knowledge', 'users']);
+    expect(stats.projections.map((p) => p.name)).to.have.members([
+      'tasks',
+      'knowledge',
+      'users',
+      'conversations',
+    ]);
   });
 
   it('rebuilds a projection beside the active one and switches to it', () => {

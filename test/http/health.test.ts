@@ -61,6 +61,7 @@ describe('health endpoints', () => {
       'tasks',
       'knowledge',
       'users',
+      'conversations',
     ]);
     expect(response.body).to.include({
       document_count: 0,

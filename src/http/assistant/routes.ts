@@ -1,7 +1,9 @@
 import type { Config } from '../../config.js';
+import type { Conversations } from '../../conversations/conversations.js';
 import type { SessionStore } from '../../users/sessions.js';
 import type { Users } from '../../users/users.js';
 import type { Route } from '../route.js';
+import { conversationRoutes } from './conversationRoutes.js';
 import { sessionRoutes } from './sessionRoutes.js';
 import { settingsRoutes } from './settingsRoutes.js';
 
@@ -11,6 +13,7 @@ export function assistantApiRoutes(deps: {
   version: string;
   users: Users;
   sessions: SessionStore;
+  conversations: Conversations;
 }): Route[] {
   return [
     ...sessionRoutes({
@@ -21,5 +24,6 @@ export function assistantApiRoutes(deps: {
       jwtEnabled: deps.config.jwt !== null,
     }),
     ...settingsRoutes({ config: deps.config, version: deps.version }),
+    ...conversationRoutes({ conversations: deps.conversations }),
   ];
 }

@@ -1,0 +1,419 @@
+import type { Conversations, SearchHitView } from '../../conversations/conversations.js';
+import type { ConversationView, MessageView } from '../../projections/conversationsProjection.js';
+import { CONVERSATIONS } from '../../projections/conversationsProjection.js';
+import { assistantErrorSchema } from '../errorHandler.js';
+import { defineRoute, type Route, type Schema } from '../route.js';
+import { principalOf } from './auth.js';
+import { envelope, envelopeSchema } from './envelope.js';
+
+/** Most conversations or search hits in one page. */
+export const MAX_PAGE_SIZE = 100;
+/** Most messages in one page of history. */
+export const MAX_HISTORY_LIMIT = 500;
+const MAX_TITLE_CHARS = 500;
+const MAX_QUERY_CHARS = 500;
+
+const TAGS = ['Assistant: conversations'];
+const conversationId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  description: 'Id of the conversation',
+} as const;
+const page = { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } as const;
+const pageSize = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+
+const conversationSchema = {
+  type: 'object',
+  required: [
+    'conversation_id',
+    'title',
+    'status',
+    'message_count',
+    'created_at',
+    'last_activity_at',
+    'deleted_at',
+  ],
+  properties: {
+    conversation_id: { type: 'string' },
+    title: nullableString,
+    status: { enum: ['Active', 'Deleted'] },
+    message_count: { type: 'integer' },
+    created_at: { type: 'string' },
+    last_activity_at: { type: 'string' },
+    deleted_at: nullableString,
+    purge_at: { type: 'string', description: 'When a deleted conversation is purged for good' },
+  },
+} as const satisfies Schema;
+
+const messageSchema = {
+  type: 'object',
+  required: ['message_id', 'sequence', 'role', 'content', 'created_at'],
+  properties: {
+    message_id: { type: 'string' },
+    sequence: { type: 'integer' },
+    role: { enum: ['user', 'assistant', 'tool'] },
+    content: { type: 'string' },
+    tool_calls: { type: 'array', items: { type: 'object' } },
+    tool_result: { type: 'object' },
+    attachments: { type: 'array', items: { type: 'object' } },
+    created_at: { type: 'string' },
+  },
+} as const satisfies Schema;
+
+const notFound = { description: 'No such conversation of the current user', schema: assistantErrorSchema };
+const invalid = { description: 'Invalid parameters', schema: assistantErrorSchema };
+
+export function conversationData(conversation: ConversationView, purgeAfterMs: number) {
+  return {
+    conversation_id: conversation.id,
+    title: conversation.title,
+    status: conversation.status,
+    message_count: conversation.messageCount,
+    created_at: conversation.createdAt,
+    last_activity_at: conversation.lastActivityAt,
+    deleted_at: conversation.deletedAt,
+    ...(conversation.deletedAt
+      ? { purge_at: new Date(Date.parse(conversation.deletedAt) + purgeAfterMs).toISOString() }
+      : {}),
+  };
+}
+
+function messageData(message: MessageView) {
+  return {
+    message_id: message.messageId,
+    sequence: message.sequence,
+    role: message.role,
+    content: message.content,
+    ...(message.toolCalls ? { tool_calls: message.toolCalls } : {}),
+    ...(message.toolResult
+      ? {
+          tool_result: {
+            tool_call_id: message.toolResult.toolCallId,
+            name: message.toolResult.name,
+            success: message.toolResult.success,
+          },
+        }
+      : {}),
+    ...(message.attachments
+      ? {
+          attachments: message.attachments.map((attachment) => ({
+            sha256: attachment.sha256,
+            name: attachment.name,
+            mime_type: attachment.mimeType,
+            size_bytes: attachment.sizeBytes,
+          })),
+        }
+      : {}),
+    created_at: message.createdAt,
+  };
+}
+
+function hitData(hit: SearchHitView) {
+  return {
+    conversation_id: hit.conversationId,
+    title: hit.title,
+    match: hit.kind,
+    message_id: hit.messageId,
+    sequence: hit.sequence,
+    role: hit.role,
+    snippet: hit.snippet,
+    score: hit.score,
+  };
+}
+
+/**
+ * The conversation endpoints. Every one acts on the current user's conversations only: another
+ * user's conversation is answered 404, as an unknown one is (administrators included).
+ */
+export function conversationRoutes(deps: { conversations: Conversations }): Route[] {
+  const { conversations } = deps;
+  const data = (conversation: ConversationView) => conversationData(conversation, conversations.purgeAfterMs);
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/assistant.api.create_conversation',
+      operationId: 'assistantCreateConversation',
+      summary: 'Create a conversation',
+      tags: TAGS,
+      readAfterWrite: [CONVERSATIONS],
+      body: {
+        contentType: 'application/json',
+        form: true,
+        schema: {
+          type: 'object',
+          properties: { title: { type: ['string', 'null'], maxLength: MAX_TITLE_CHARS } },
+        },
+      },
+      responses: {
+        200: { description: 'The new conversation', schema: envelopeSchema(conversationSchema) },
+        422: invalid,
+      },
+      async handle({ body, caller, koa }) {
+        const owner = principalOf(koa).name;
+        const title = body.title?.trim() || null;
+        const outcome = await conversations.create(owner, title, caller);
+        const now = outcome.appended[0]?.metadata.now ?? new Date().toISOString();
+        const view: ConversationView = {
+          id: outcome.conversationId,
+          owner,
+          title,
+          status: 'Active',
+          messageCount: 0,
+          createdAt: now,
+          lastActivityAt: now,
+          deletedAt: null,
+          sequence: outcome.position,
+        };
+        return { body: envelope(data(view)), position: outcome.position };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/assistant.api.list_conversations',
+      operationId: 'assistantListConversations',
+      summary: "The current user's conversations, newest activity first",
+      tags: TAGS,
+      query: {
+        type: 'object',
+        properties: { page, page_size: pageSize, status: { enum: ['Active', 'Deleted'], default: 'Active' } },
+      },
+      responses: {
+        200: {
+          description: 'A page of conversations',
+          schema: envelopeSchema({
+            type: 'object',
+            required: ['conversations', 'page', 'page_size', 'total', 'has_more'],
+            properties: {
+              conversations: { type: 'array', items: conversationSchema },
+              page: { type: 'integer' },
+              page_size: { type: 'integer' },
+              total: { type: 'integer' },
+              has_more: { type: 'boolean' },
+            },
+          }),
+        },
+        422: invalid,
+      },
+      async handle({ query, koa }) {
+        const options = { page: query.page, pageSize: query.page_size, status: query.status };
+        const { conversations: found, total } = await conversations.list(principalOf(koa).name, options);
+        return {
+          body: envelope({
+            conversations: found.map(data),
+            page: query.page,
+            page_size: query.page_size,
+            total,
+            has_more: query.page * query.page_size < total,
+          }),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/assistant.api.get_conversation_history',
+      operationId: 'assistantGetConversationHistory',
+      summary: 'Messages of a conversation, oldest first',
+      tags: TAGS,
+      query: {
+        type: 'object',
+        required: ['conversation_id'],
+        properties: {
+          conversation_id: conversationId,
+          limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_LIMIT, default: 50 },
+          offset: { type: 'integer', minimum: 0, maximum: 100_000_000, default: 0 },
+        },
+      },
+      responses: {
+        200: {
+          description: 'A page of messages',
+          schema: envelopeSchema({
+            type: 'object',
+            required: ['conversation', 'messages', 'limit', 'offset', 'total', 'has_more'],
+            properties: {
+              conversation: conversationSchema,
+              messages: { type: 'array', items: messageSchema },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+              total: { type: 'integer' },
+              has_more: { type: 'boolean' },
+            },
+          }),
+        },
+        404: notFound,
+        422: invalid,
+      },
+      async handle({ query, koa }) {
+        const { limit, offset } = query;
+        const history = await conversations.history(principalOf(koa).name, query.conversation_id, {
+          limit,
+          offset,
+        });
+        return {
+          body: envelope({
+            conversation: data(history.conversation),
+            messages: history.messages.map(messageData),
+            limit,
+            offset,
+            total: history.total,
+            has_more: offset + limit < history.total,
+          }),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/assistant.api.delete_conversation',
+      operationId: 'assistantDeleteConversation',
+      summary: 'Delete a conversation (restorable until it is purged)',
+      tags: TAGS,
+      readAfterWrite: [CONVERSATIONS],
+      query: {
+        type: 'object',
+        required: ['conversation_id'],
+        properties: { conversation_id: conversationId },
+      },
+      responses: {
+        200: { description: 'The conversation, now deleted', schema: envelopeSchema(conversationSchema) },
+        404: notFound,
+        422: invalid,
+      },
+      async handle({ query, caller, koa }) {
+        const owner = principalOf(koa).name;
+        const outcome = await conversations.delete(owner, query.conversation_id, caller);
+        return {
+          body: envelope(await stateData(owner, query.conversation_id, outcome)),
+          position: outcome.position,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/assistant.api.restore_conversation',
+      operationId: 'assistantRestoreConversation',
+      summary: 'Restore a deleted conversation that has not been purged yet',
+      tags: TAGS,
+      readAfterWrite: [CONVERSATIONS],
+      body: {
+        contentType: 'application/json',
+        form: true,
+        schema: {
+          type: 'object',
+          required: ['conversation_id'],
+          properties: { conversation_id: conversationId },
+        },
+      },
+      responses: {
+        200: { description: 'The conversation, active again', schema: envelopeSchema(conversationSchema) },
+        404: notFound,
+        422: invalid,
+      },
+      async handle({ body, caller, koa }) {
+        const owner = principalOf(koa).name;
+        const outcome = await conversations.restore(owner, body.conversation_id, caller);
+        return {
+          body: envelope(await stateData(owner, body.conversation_id, outcome)),
+          position: outcome.position,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/assistant.api.search_conversations',
+      operationId: 'assistantSearchConversations',
+      summary: "Full-text search of the current user's conversations (titles and messages)",
+      tags: TAGS,
+      query: {
+        type: 'object',
+        required: ['query'],
+        properties: {
+          query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS },
+          page,
+          page_size: pageSize,
+        },
+      },
+      responses: {
+        200: {
+          description: 'Matching titles and messages, best first',
+          schema: envelopeSchema({
+            type: 'object',
+            required: ['query', 'results', 'page', 'page_size'],
+            properties: {
+              query: { type: 'string' },
+              results: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: [
+                    'conversation_id',
+                    'title',
+                    'match',
+                    'message_id',
+                    'sequence',
+                    'role',
+                    'snippet',
+                    'score',
+                  ],
+                  properties: {
+                    conversation_id: { type: 'string' },
+                    title: nullableString,
+                    match: { enum: ['title', 'message'] },
+                    message_id: nullableString,
+                    sequence: { type: 'integer' },
+                    role: { enum: ['user', 'assistant', 'tool', null] },
+                    snippet: { type: 'string' },
+                    score: { type: 'number' },
+                  },
+                },
+              },
+              page: { type: 'integer' },
+              page_size: { type: 'integer' },
+            },
+          }),
+        },
+        422: invalid,
+      },
+      async handle({ query, koa }) {
+        const text = query.query.trim();
+        const hits = text
+          ? await conversations.search(principalOf(koa).name, text, {
+              page: query.page,
+              pageSize: query.page_size,
+            })
+          : [];
+        return {
+          body: envelope({
+            query: query.query,
+            results: hits.map(hitData),
+            page: query.page,
+            page_size: query.page_size,
+          }),
+        };
+      },
+    }),
+  ];
+
+  /** The conversation as the command left it (the read model may not have caught up yet). */
+  async function stateData(
+    owner: string,
+    id: string,
+    outcome: Awaited<ReturnType<Conversations['delete']>>,
+  ): Promise<ReturnType<typeof conversationData>> {
+    const { state } = outcome;
+    if (state.status === 'none') throw new Error(`conversation ${id} has no state after a command`);
+    const stored = await conversations.get(owner, id).catch(() => null);
+    const fallbackTime = outcome.appended[0]?.metadata.now ?? new Date().toISOString();
+    return data({
+      id,
+      owner,
+      title: state.title,
+      status: state.status,
+      messageCount: state.messageCount,
+      createdAt: stored?.createdAt ?? fallbackTime,
+      lastActivityAt: stored?.lastActivityAt ?? fallbackTime,
+      deletedAt: state.deletedAt,
+      sequence: stored?.sequence ?? 0,
+    });
+  }
+}
