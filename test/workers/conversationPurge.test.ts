@@ -8,7 +8,10 @@ import { createApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/log.js';
 import { CONVERSATIONS } from '../../src/projections/conversationsProjection.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { CONVERSATION_PURGE_LEASE } from '../../src/workers/conversationPurge.js';
+import {
+  CONVERSATION_PURGE_LEASE,
+  createConversationPurgeScheduler,
+} from '../../src/workers/conversationPurge.js';
 import { filesContaining } from '../support/filesContaining.js';
 
 const API = '/api/method/assistant.api';
@@ -156,6 +159,46 @@ describe('purging deleted conversations', function () {
       expect(await runtime.readModels.get(CONVERSATIONS, conversationId)).to.deep.include({
         status: 'Active',
       });
+    } finally {
+      await runtime.stop();
+    }
+  });
+
+  it('lets one of several workers sweep at a time, and purges each conversation once', async () => {
+    const runtime = await open();
+    await runtime.start();
+    try {
+      const alice = { actorId: 'user:alice', correlationId: 'test' };
+      const ids: string[] = [];
+      for (let index = 0; index < 3; index += 1) {
+        const { conversationId } = await runtime.conversations.create('alice', `doomed ${index}`, alice);
+        const deleted = await runtime.conversations.delete('alice', conversationId, alice);
+        await runtime.projections.waitFor(deleted.position);
+        ids.push(conversationId);
+      }
+      now += 31 * DAY;
+      // Two worker processes: schedulers over the same stores, each its own lease owner.
+      const worker = (owner: string) =>
+        createConversationPurgeScheduler({
+          conversations: runtime.conversations,
+          readModels: runtime.readModels,
+          leases: runtime.readStore,
+          owner,
+          clock,
+          log: silentLogger,
+          intervalMs: 60_000,
+        });
+      const [first, second] = await Promise.all([worker('worker-1').sweep(), worker('worker-2').sweep()]);
+      expect([...first!, ...second!].sort()).to.deep.equal([...ids].sort());
+      expect(first!.length === 0 || second!.length === 0).to.equal(true);
+      const head = await runtime.eventStore.headPosition();
+      expect(await runtime.reactors.waitFor(head, 10_000)).to.equal(true);
+      expect(await runtime.projections.waitFor(head)).to.equal(true);
+      for (const id of ids) {
+        expect(await runtime.eventStore.readStream(`conversation-${id}`)).to.deep.equal([]);
+        expect(await runtime.eventStore.readStream(`purged-conversation-${id}`)).to.have.length(1);
+      }
+      expect(await worker('worker-2').sweep()).to.deep.equal([]);
     } finally {
       await runtime.stop();
     }
