@@ -156,8 +156,22 @@ export interface StreamInfo {
   metadata: Record<string, unknown>;
 }
 
+/** Marks version conflicts across copies of this module (see `Symbol.hasInstance` below). */
+const VERSION_CONFLICT = Symbol.for('archivist.WrongExpectedVersionError');
+
 export class WrongExpectedVersionError extends Error {
   override readonly name = 'WrongExpectedVersionError';
+  readonly [VERSION_CONFLICT] = true;
+
+  /**
+   * Command handlers and reservations retry on a version conflict by `instanceof`. A second copy of
+   * this module (loaded under another URL, as a test runner's loader can) would make its errors
+   * fail that test and a retryable conflict would escape as a failure: the brand is shared instead.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && VERSION_CONFLICT in value;
+  }
+
   constructor(
     readonly stream: string,
     readonly expected: ExpectedVersion,

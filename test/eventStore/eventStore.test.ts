@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'chai';
+import type * as EventStoreModule from '../../src/eventStore/eventStore.js';
+import { WrongExpectedVersionError } from '../../src/eventStore/eventStore.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import { eventStoreContract } from '../contracts/eventStore.contract.js';
@@ -20,4 +23,18 @@ eventStoreContract('sqlite', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('WrongExpectedVersionError', () => {
+  it('is recognised by instanceof when thrown by another copy of its module', async () => {
+    // A query string makes the loader evaluate the module a second time: its own class object.
+    const copy = (await import(
+      `../../src/eventStore/eventStore.js?copy=${Date.now()}`
+    )) as typeof EventStoreModule;
+    expect(copy.WrongExpectedVersionError).not.to.equal(WrongExpectedVersionError);
+    const conflict = new copy.WrongExpectedVersionError('s', 'no_stream', 3);
+    expect(conflict instanceof WrongExpectedVersionError).to.equal(true);
+    expect(new Error('other') instanceof WrongExpectedVersionError).to.equal(false);
+    expect(new copy.StreamDeletedError('s') instanceof WrongExpectedVersionError).to.equal(false);
+  });
 });
