@@ -16,8 +16,8 @@ export interface FtsTopMatches {
 
 export interface FtsTopMatchesOptions {
   statement: (sql: string) => Database.Statement;
-  /** Changes whenever the indexed text may have changed: cached statistics are dropped then. */
-  version: () => string;
+  /** Changes whenever the indexed text of `table` may have changed: its cached statistics go then. */
+  version: (table: string) => string;
 }
 
 /** FTS5's `bm25()` (fts5_aux.c): k1 = 1.2, and an IDF of at most 0 counts as 1e-6. */
@@ -65,7 +65,7 @@ export function createFtsTopMatches(options: FtsTopMatchesOptions): FtsTopMatche
   const stats = new Map<string, Stats>();
 
   function statsOf(table: string): Stats {
-    const version = options.version();
+    const version = options.version(table);
     let cached = stats.get(table);
     if (cached?.version !== version) {
       // FTS5's own row count (its "averages" record), which `bm25()` uses.
