@@ -3,8 +3,9 @@
  *
  * NFKC (presentation forms, ligatures, full-width letters), lower case, Latin diacritics folded
  * ("Café" → "cafe"; only marks on Latin letters, so Devanagari vowel signs and the like survive), and
- * Arabic normalisation: alef variants أ إ آ ٱ → ا, hamza on waw and ya ؤ ئ → و ي (the hamza goes, as
- * on alef: "مسؤول" and "مسئول", both in use, become "مسوول"), alef maqsura ى → ي, ta marbuta ة → ه, Persian
+ * Arabic normalisation: alef variants أ إ آ ٱ → ا, hamza on waw and ya ؤ ئ → و ي (the hamza goes, its
+ * seat stays, as on alef: "مسؤول" meets "مسوول" typed without it; the spelling "مسئول" becomes
+ * "مسيول" and does not meet them), alef maqsura ى → ي, ta marbuta ة → ه, Persian
  * yeh/keheh ی ک → ي ك, tatweel and harakat (U+064B–U+065F, U+0670, Quranic marks) removed,
  * Arabic-Indic digits → ASCII digits. Invisible format characters go and white space collapses.
  */
