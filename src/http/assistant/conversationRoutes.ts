@@ -1,9 +1,17 @@
-import type { Conversations, SearchHitView } from '../../conversations/conversations.js';
-import type { ConversationView, MessageView } from '../../projections/conversationsProjection.js';
+import type { Conversations } from '../../conversations/conversations.js';
+import type { ConversationView } from '../../projections/conversationsProjection.js';
 import { CONVERSATIONS } from '../../projections/conversationsProjection.js';
 import { assistantErrorSchema } from '../errorHandler.js';
-import { defineRoute, type Route, type Schema } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
 import { principalOf } from './auth.js';
+import {
+  conversationData,
+  conversationSchema,
+  hitData,
+  messageData,
+  messageSchema,
+  nullableString,
+} from './conversationWire.js';
 import { envelope, envelopeSchema } from './envelope.js';
 
 /** Most conversations or search hits in one page. */
@@ -22,106 +30,9 @@ const conversationId = {
 } as const;
 const page = { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } as const;
 const pageSize = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 } as const;
-const nullableString = { type: ['string', 'null'] } as const;
-
-const conversationSchema = {
-  type: 'object',
-  required: [
-    'conversation_id',
-    'title',
-    'status',
-    'message_count',
-    'created_at',
-    'last_activity_at',
-    'deleted_at',
-  ],
-  properties: {
-    conversation_id: { type: 'string' },
-    title: nullableString,
-    status: { enum: ['Active', 'Deleted'] },
-    message_count: { type: 'integer' },
-    created_at: { type: 'string' },
-    last_activity_at: { type: 'string' },
-    deleted_at: nullableString,
-    purge_at: { type: 'string', description: 'When a deleted conversation is purged for good' },
-  },
-} as const satisfies Schema;
-
-const messageSchema = {
-  type: 'object',
-  required: ['message_id', 'sequence', 'role', 'content', 'created_at'],
-  properties: {
-    message_id: { type: 'string' },
-    sequence: { type: 'integer' },
-    role: { enum: ['user', 'assistant', 'tool'] },
-    content: { type: 'string' },
-    tool_calls: { type: 'array', items: { type: 'object' } },
-    tool_result: { type: 'object' },
-    attachments: { type: 'array', items: { type: 'object' } },
-    created_at: { type: 'string' },
-  },
-} as const satisfies Schema;
 
 const notFound = { description: 'No such conversation of the current user', schema: assistantErrorSchema };
 const invalid = { description: 'Invalid parameters', schema: assistantErrorSchema };
-
-export function conversationData(conversation: ConversationView, purgeAfterMs: number) {
-  return {
-    conversation_id: conversation.id,
-    title: conversation.title,
-    status: conversation.status,
-    message_count: conversation.messageCount,
-    created_at: conversation.createdAt,
-    last_activity_at: conversation.lastActivityAt,
-    deleted_at: conversation.deletedAt,
-    ...(conversation.deletedAt
-      ? { purge_at: new Date(Date.parse(conversation.deletedAt) + purgeAfterMs).toISOString() }
-      : {}),
-  };
-}
-
-function messageData(message: MessageView) {
-  return {
-    message_id: message.messageId,
-    sequence: message.sequence,
-    role: message.role,
-    content: message.content,
-    ...(message.toolCalls ? { tool_calls: message.toolCalls } : {}),
-    ...(message.toolResult
-      ? {
-          tool_result: {
-            tool_call_id: message.toolResult.toolCallId,
-            name: message.toolResult.name,
-            success: message.toolResult.success,
-          },
-        }
-      : {}),
-    ...(message.attachments
-      ? {
-          attachments: message.attachments.map((attachment) => ({
-            sha256: attachment.sha256,
-            name: attachment.name,
-            mime_type: attachment.mimeType,
-            size_bytes: attachment.sizeBytes,
-          })),
-        }
-      : {}),
-    created_at: message.createdAt,
-  };
-}
-
-function hitData(hit: SearchHitView) {
-  return {
-    conversation_id: hit.conversationId,
-    title: hit.title,
-    match: hit.kind,
-    message_id: hit.messageId,
-    sequence: hit.sequence,
-    role: hit.role,
-    snippet: hit.snippet,
-    score: hit.score,
-  };
-}
 
 /**
  * The conversation endpoints. Every one acts on the current user's conversations only: another
