@@ -1,8 +1,8 @@
+/** How conversations, messages and search hits look on the wire: their schemas and mappings. */
 import type { SearchHitView } from '../../conversations/conversations.js';
 import type { ConversationView, MessageView } from '../../projections/conversationsProjection.js';
 import type { Schema } from '../route.js';
 
-/** How conversations, messages and search hits look on the wire: their schemas and mappings. */
 export const nullableString = { type: ['string', 'null'] } as const;
 
 export const conversationSchema = {
