@@ -6,6 +6,7 @@ import type { EventStore } from './eventStore/eventStore.js';
 import type { Logger } from './log.js';
 import { normalizeForIndex } from './parsing/clean/normalize.js';
 import type { ReadStore } from './readStore/readStore.js';
+import type { RateLimiter } from './rateLimit/rateLimiter.js';
 
 /*
  * The configured adapter of each store port. Each adapter module is imported only when it is
@@ -80,3 +81,19 @@ export async function openReadStore(config: Config, log?: Logger): Promise<ReadS
     normalizeText: normalizeForIndex,
   });
 }
+
+/**
+ * The rate limiter: shared through NATS key-value when the bus is NATS (every API process counts
+ * against the same windows), in this process's memory otherwise.
+ */
+export async function openRateLimiter(config: Config, log: Logger): Promise<RateLimiter> {
+  if (config.bus === 'nats') {
+    const { createNatsRateLimiter } = await import('./rateLimit/natsRateLimiter.js');
+    return createNatsRateLimiter({ url: config.natsUrl!, maxWindowMs: RATE_LIMIT_WINDOW_MS, log });
+  }
+  const { createMemoryRateLimiter } = await import('./rateLimit/memoryRateLimiter.js');
+  return createMemoryRateLimiter();
+}
+
+/** The window of every rate limit: the spec's limits are per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -92,6 +92,10 @@ export interface Config {
   /** How often a worker looks for deleted conversations due for purging. */
   conversationPurgeIntervalMs: number;
   sessionCookieSecure: boolean;
+  /** Requests per minute of each user to the chat and conversation endpoints. */
+  rateLimitChatPerMinute: number;
+  /** Tool executions per minute of each user (`execute_tool`, `confirm_action`). */
+  rateLimitToolsPerMinute: number;
   /** JWT bearer authentication of the Assistant API; null when off. */
   jwt: JwtSettings | null;
 }
@@ -436,6 +440,18 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
       'How often a worker (one at a time, under a lease) looks for deleted conversations due for purging.',
   },
   {
+    name: 'RATE_LIMIT_CHAT_PER_MINUTE',
+    default: '100',
+    meaning:
+      'Requests each Assistant API user may make to the chat and conversation endpoints in any 60 seconds (a sliding window; 429 with `Retry-After` above). Shared by every API process with BUS=nats.',
+  },
+  {
+    name: 'RATE_LIMIT_TOOLS_PER_MINUTE',
+    default: '50',
+    meaning:
+      'Tool executions (`execute_tool`, `confirm_action`) each Assistant API user may request in any 60 seconds.',
+  },
+  {
     name: 'SESSION_COOKIE_SECURE',
     default: 'false',
     meaning:
@@ -661,6 +677,8 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: integer(env, 'SESSION_TTL_MS', 1_000, 31_536_000_000),
     conversationPurgeAfterMs: integer(env, 'CONVERSATION_PURGE_AFTER_DAYS', 0, 36_500) * 86_400_000,
     conversationPurgeIntervalMs: integer(env, 'CONVERSATION_PURGE_INTERVAL_MS', 1_000, 86_400_000),
+    rateLimitChatPerMinute: integer(env, 'RATE_LIMIT_CHAT_PER_MINUTE', 1, 1_000_000),
+    rateLimitToolsPerMinute: integer(env, 'RATE_LIMIT_TOOLS_PER_MINUTE', 1, 1_000_000),
     sessionCookieSecure: oneOf(env, 'SESSION_COOKIE_SECURE', ['true', 'false'] as const) === 'true',
     jwt: jwtSettings(env),
   };

@@ -7,7 +7,15 @@ import { createTaskCommands, type TaskCommands } from './commands/taskCommands.j
 import type { Config } from './config.js';
 import { ConfigError, isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
-import { eventLogPath, openBus, openEventStore, openReadStore } from './adapters.js';
+import {
+  eventLogPath,
+  openBus,
+  openEventStore,
+  openRateLimiter,
+  openReadStore,
+  RATE_LIMIT_WINDOW_MS,
+} from './adapters.js';
+import type { RateLimitClass, RateLimiter, RateLimitPolicy } from './rateLimit/rateLimiter.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
@@ -96,6 +104,8 @@ export interface Runtime {
   conversations: Conversations;
   /** Purges deleted conversations when they are due (runs in the worker role). */
   conversationPurge: ConversationPurgeScheduler;
+  /** Per-user request limits of the Assistant API, and the policy of each class. */
+  rateLimits: { limiter: RateLimiter; policies: Record<RateLimitClass, RateLimitPolicy> };
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
@@ -151,6 +161,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     throw error;
   }
   const { bus, eventStore, readStore } = stores;
+  const rateLimiter = await openRateLimiter(config, log.child({ component: 'rate_limits' }));
   const {
     registry,
     readModels,
@@ -337,6 +348,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       await bus.close();
       await eventStore.close();
       await readStore.close();
+      await rateLimiter.close();
       unlock?.();
     },
     health: () => checkAll(checks),
@@ -346,6 +358,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     sessions,
     conversations,
     conversationPurge,
+    rateLimits: {
+      limiter: rateLimiter,
+      policies: {
+        chat: { limit: config.rateLimitChatPerMinute, windowMs: RATE_LIMIT_WINDOW_MS },
+        tools: { limit: config.rateLimitToolsPerMinute, windowMs: RATE_LIMIT_WINDOW_MS },
+      },
+    },
   };
 }
 

@@ -5,6 +5,8 @@ import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
 import { assistantAuth } from './assistant/auth.js';
 import { assistantApiRoutes } from './assistant/routes.js';
+import { rateLimiting } from './assistant/rateLimit.js';
+import { createMemoryRateLimiter } from '../rateLimit/memoryRateLimiter.js';
 import { createJwtVerifier } from '../users/jwt.js';
 import { mountDocs } from './docs.js';
 import { assistantErrorSchema, errorHandler, notFound } from './errorHandler.js';
@@ -51,6 +53,7 @@ export type AppDeps = Pick<
   | 'users'
   | 'sessions'
   | 'conversations'
+  | 'rateLimits'
 >;
 
 export interface AppOptions {
@@ -140,7 +143,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const router = new Router({ exclusive: true });
   const fixed: FixedRoutes = new Map();
   mountRoutes(router, RETRIEVAL_PREFIX, retrievalRoutes, limits, fixed);
-  mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, limits, fixed);
+  const rateLimit = rateLimiting({
+    ...deps.rateLimits,
+    fallback: createMemoryRateLimiter(),
+    log: deps.log.child({ component: 'rate_limits' }),
+  });
+  mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, { ...limits, rateLimit }, fixed);
 
   let openapi: unknown = null;
   const describe = (): unknown =>

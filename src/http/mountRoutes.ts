@@ -5,6 +5,7 @@ import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Caller } from '../commands/context.js';
 import type { Logger } from '../log.js';
+import type { RateLimitClass } from '../rateLimit/rateLimiter.js';
 import { HttpError, type ValidationIssue } from './httpError.js';
 import { multipartBody, multipartOf, type MultipartLimits } from './multipart.js';
 import type { Route, RouteResponse, Schema } from './route.js';
@@ -17,6 +18,8 @@ export interface MountOptions {
   multipart: MultipartLimits;
   /** How routes with `readAfterWrite` wait for their projections; without it they do not wait. */
   readYourWrites?: ReadYourWrites;
+  /** The middleware that counts a request of routes declaring `rateLimit`; without it they are not limited. */
+  rateLimit?: (kind: RateLimitClass) => Middleware;
 }
 
 export interface ReadYourWrites {
@@ -244,6 +247,8 @@ export function mountRoutes(
       'body',
     );
     const middlewares: Middleware[] = [];
+    // Before the body is read: a refused request costs no parsing.
+    if (route.rateLimit && options.rateLimit) middlewares.push(options.rateLimit(route.rateLimit));
     if (body) {
       const form = body.contentType === 'application/json' && body.form === true;
       middlewares.push(...parsers[form ? 'json-or-form' : body.contentType]);

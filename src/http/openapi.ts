@@ -37,6 +37,8 @@ function standardErrors(route: Route, errorSchema: Schema): ResponseSpecs {
     add(415, 'Wrong Content-Type for this endpoint');
   }
   if (body || route.query || route.params) add(422, 'Invalid parameters or body');
+  if (route.rateLimit)
+    add(429, `Rate limit of the ${route.rateLimit} class reached; retry after Retry-After seconds`);
   add(500, 'An unexpected error (details in the log, under the request id)');
   add(503, 'A store the request needs is unavailable; retry later');
   return responses;

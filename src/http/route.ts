@@ -2,6 +2,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Context } from 'koa';
 import type { Caller } from '../commands/context.js';
 import type { Logger } from '../log.js';
+import type { RateLimitClass } from '../rateLimit/rateLimiter.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -78,6 +79,11 @@ interface RouteInfo {
    * `DELETE /tasks/{id}`). The response waits, bounded, until they reach the handler's `position`.
    */
   readAfterWrite?: readonly string[];
+  /**
+   * The rate limit the route's requests count against, per user: `chat` (chat and conversation
+   * endpoints) or `tools` (tool executions). None: not limited.
+   */
+  rateLimit?: RateLimitClass;
   responses: Readonly<Record<number, ResponseSpec>>;
 }
 

@@ -48,6 +48,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantCreateConversation',
       summary: 'Create a conversation',
       tags: TAGS,
+      rateLimit: 'chat',
       readAfterWrite: [CONVERSATIONS],
       body: {
         contentType: 'application/json',
@@ -86,6 +87,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantListConversations',
       summary: "The current user's conversations, newest activity first",
       tags: TAGS,
+      rateLimit: 'chat',
       query: {
         type: 'object',
         properties: { page, page_size: pageSize, status: { enum: ['Active', 'Deleted'], default: 'Active' } },
@@ -127,6 +129,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantGetConversationHistory',
       summary: 'Messages of a conversation, oldest first',
       tags: TAGS,
+      rateLimit: 'chat',
       query: {
         type: 'object',
         required: ['conversation_id'],
@@ -179,6 +182,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantDeleteConversation',
       summary: 'Delete a conversation (restorable until it is purged)',
       tags: TAGS,
+      rateLimit: 'chat',
       readAfterWrite: [CONVERSATIONS],
       query: {
         type: 'object',
@@ -205,6 +209,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantRestoreConversation',
       summary: 'Restore a deleted conversation that has not been purged yet',
       tags: TAGS,
+      rateLimit: 'chat',
       readAfterWrite: [CONVERSATIONS],
       body: {
         contentType: 'application/json',
@@ -235,6 +240,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
       operationId: 'assistantSearchConversations',
       summary: "Full-text search of the current user's conversations (titles and messages)",
       tags: TAGS,
+      rateLimit: 'chat',
       query: {
         type: 'object',
         required: ['query'],
