@@ -17,6 +17,9 @@ export interface EmbeddedIndexOptions {
   graphThreads?: number;
 }
 
+/** A commit becomes durable within this time (see `makeDurable`). */
+const DURABLE_EVERY_MS = 1_000;
+
 /** `dimensions` is absent in sidecars written before it was recorded, `generation` before graphs were saved. */
 type Sidecar = { checkpoint: string | null; bytes: number; dimensions?: number; generation?: number };
 
@@ -77,6 +80,7 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
   lastWritten.clear();
   graphs.maybeBuild(here());
   let closed = false;
+  let closedLog = false;
 
   const check = (): void => {
     if (closed) throw new VectorIndexError('closed', `vector index ${collection} is closed`);
@@ -89,6 +93,40 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     }
     graphs.maybeBuild(here());
   };
+
+  /** The latest commit: durable once `makeDurable` has run after it. */
+  let committed: { checkpoint: string; bytes: number } | null = null;
+  let durableTimer: NodeJS.Timeout | null = null;
+  let lastDurableAt = 0;
+  /**
+   * Syncs the log and records the latest commit's checkpoint beside it. Commits come after every
+   * projection batch, and their two fsyncs on the main thread were the largest item of a profile
+   * of small-file ingestion; they are grouped: at most one durable commit a second. Vectors are
+   * derived data: a crash loses at most that second, replayed from the checkpoint before it.
+   */
+  function makeDurable(): void {
+    if (durableTimer) clearTimeout(durableTimer);
+    durableTimer = null;
+    if (!committed || closedLog) return;
+    lastDurableAt = Date.now();
+    log.sync();
+    let bytes = committed.bytes;
+    // A log mostly made of overwritten and deleted records is rewritten with the live ones (writes
+    // after the checkpoint included: replaying from it converges, every write being idempotent).
+    const live = slab.size * (dimensions * 4 + 64);
+    if (log.size > 4 * live + 1_048_576) {
+      log.rewrite([...slab.entries()].map((entry) => ({ op: 'upsert' as const, ...entry })));
+      bytes = log.size;
+      // Offsets of the old log mean nothing in the new one: a saved graph no longer matches it.
+      generation += 1;
+    }
+    const temporary = `${sidecarPath}.partial`;
+    const saved: Sidecar = { checkpoint: committed.checkpoint, bytes, dimensions, generation };
+    writeFileSync(temporary, JSON.stringify(saved), { flush: true });
+    renameSync(temporary, sidecarPath);
+    sidecar.checkpoint = committed.checkpoint;
+    sidecar.bytes = bytes;
+  }
 
   return {
     engine: 'embedded',
@@ -139,27 +177,19 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     settleGraph: () => graphs.settle(here),
     async commit(checkpoint) {
       check();
-      log.sync();
-      // A log mostly made of overwritten and deleted records is rewritten with the live ones.
-      const live = slab.size * (dimensions * 4 + 64);
-      if (log.size > 4 * live + 1_048_576) {
-        log.rewrite([...slab.entries()].map((entry) => ({ op: 'upsert' as const, ...entry })));
-        // Offsets of the old log mean nothing in the new one: a saved graph no longer matches it.
-        generation += 1;
-      }
-      const temporary = `${sidecarPath}.partial`;
-      const saved: Sidecar = { checkpoint, bytes: log.size, dimensions, generation };
-      writeFileSync(temporary, JSON.stringify(saved), { flush: true });
-      renameSync(temporary, sidecarPath);
-      sidecar.checkpoint = checkpoint;
-      sidecar.bytes = log.size;
+      committed = { checkpoint, bytes: log.size };
+      const due = lastDurableAt + DURABLE_EVERY_MS - Date.now();
+      if (due <= 0) makeDurable();
+      else durableTimer ??= setTimeout(makeDurable, due).unref();
     },
     async checkpoint() {
-      return sidecar.checkpoint;
+      return committed?.checkpoint ?? sidecar.checkpoint;
     },
     async drop() {
-      if (!closed) log.close();
+      if (durableTimer) clearTimeout(durableTimer);
+      if (!closedLog) log.close();
       closed = true;
+      closedLog = true;
       await graphs.close();
       slab.clear();
       rmSync(folder, { recursive: true, force: true });
@@ -172,6 +202,8 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     async close() {
       if (closed) return;
       closed = true;
+      makeDurable();
+      closedLog = true;
       await graphs.close();
       log.close();
       // A closed index answers nothing: its vectors (1.9 GB at 1M) go now, not with the last reference.

@@ -34,7 +34,12 @@ export interface VectorIndex {
   deleteDocument(docId: string): Promise<void>;
   search(query: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]>;
   count(): Promise<number>;
-  /** Makes every earlier write durable together with `checkpoint` (the runner's resume point). */
+  /**
+   * Records `checkpoint` (the runner's resume point) for every earlier write, durable together with
+   * them — at once, or within a second when an adapter groups its syncs (the embedded one does;
+   * `close` makes the last one durable). A crash loses no more than replaying from the last durable
+   * checkpoint puts back.
+   */
   commit(checkpoint: string): Promise<void>;
   /** The last committed checkpoint; null for a new index. Writes after it may be lost on a crash. */
   checkpoint(): Promise<string | null>;

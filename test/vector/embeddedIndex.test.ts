@@ -1,10 +1,11 @@
-import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { openEmbeddedIndex, type EmbeddedVectorIndex } from '../../src/vector/embeddedIndex.js';
 import type { VectorIndex } from '../../src/vector/vectorIndex.js';
 import { unitVector, vectorIndexContract } from '../contracts/vectorIndex.contract.js';
+import { eventually } from '../support/eventually.js';
 
 let dir = '';
 before(async () => {
@@ -48,6 +49,34 @@ describe('embedded vector index', () => {
     const reopened = open('uncommitted', 8);
     expect(await reopened.checkpoint()).to.equal('1');
     expect(await reopened.count()).to.equal(1);
+    await reopened.drop();
+  });
+
+  it('groups durable commits: one a second, the next by a timer, the last on close', async () => {
+    const index = open('grouped', 8);
+    const durable = async () =>
+      (JSON.parse(await readFile(join(dir, 'grouped', 'checkpoint.json'), 'utf8')) as { checkpoint: string })
+        .checkpoint;
+    await index.upsert([{ id: 'a', docId: 'a', vector: unitVector(1, 8) }]);
+    await index.commit('1');
+    expect(await durable()).to.equal('1');
+    await index.upsert([{ id: 'b', docId: 'b', vector: unitVector(2, 8) }]);
+    await index.commit('2');
+    // Within a second of the last durable commit: recorded, not yet synced.
+    expect(await index.checkpoint()).to.equal('2');
+    expect(await durable()).to.equal('1');
+    await eventually(
+      async () => ((await durable()) === '2' ? true : undefined),
+      3_000,
+      'checkpoint 2 synced',
+    );
+    await index.upsert([{ id: 'c', docId: 'c', vector: unitVector(3, 8) }]);
+    await index.commit('3');
+    expect(await durable()).to.equal('2');
+    await index.close();
+    const reopened = open('grouped', 8);
+    expect(await reopened.checkpoint()).to.equal('3');
+    expect(await reopened.count()).to.equal(3);
     await reopened.drop();
   });
 
