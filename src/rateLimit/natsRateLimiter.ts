@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { createNatsLink, unlessLost } from '../bus/natsConnection.js';
@@ -30,7 +31,7 @@ export interface NatsRateLimiterOptions {
 const WRONG_LAST_SEQUENCE = 10071;
 const API_TIMEOUT_MS = 2_000;
 /** Compare-and-set attempts of one request before it gives up (two processes rarely need two). */
-const MAX_ATTEMPTS = 20;
+const MAX_ATTEMPTS = 50;
 
 /** A key-value key: the user's key hashed, since names may hold characters keys cannot. */
 const kvKey = (key: string): string => createHash('sha256').update(key).digest('base64url');
@@ -80,32 +81,54 @@ export function createNatsRateLimiter(options: NatsRateLimiterOptions): RateLimi
     }
   }
 
+  /**
+   * One compare-and-set per key at a time in this process: concurrent requests of one user queue
+   * here instead of racing each other on the server, so only other processes can make one lose a
+   * round (a burst of 100 concurrent requests would otherwise need up to 100 rounds for the last).
+   */
+  const queues = new Map<string, Promise<unknown>>();
+  function serialized<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const previous = queues.get(key) ?? Promise.resolve();
+    const result = previous.then(run, run);
+    const tail = result.catch(() => undefined);
+    queues.set(key, tail);
+    void tail.then(() => {
+      if (queues.get(key) === tail) queues.delete(key);
+    });
+    return result;
+  }
+
+  async function take(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    let session;
+    try {
+      session = await link.ready(waitMs);
+    } catch (error) {
+      throw new RateLimiterUnavailableError(describeError(error));
+    }
+    const kv = kvs.get(session);
+    if (!kv) throw new RateLimiterUnavailableError(link.reason());
+    const id = kvKey(key);
+    try {
+      for (let attempts = 1; attempts <= MAX_ATTEMPTS; attempts += 1) {
+        const decision = await unlessLost(
+          session,
+          withTimeout(attempt(kv, id, policy), API_TIMEOUT_MS, 'rate limit'),
+        );
+        if (decision) return decision;
+        // Lost the round to another process: a random pause, so the same one does not lose every
+        // round to a peer whose requests arrive in step with its own.
+        await sleep(Math.random() * Math.min(attempts, 5));
+      }
+    } catch (error) {
+      throw new RateLimiterUnavailableError(`rate limits on NATS: ${describeError(error)}`);
+    }
+    throw new RateLimiterUnavailableError(
+      `rate limits on NATS: ${MAX_ATTEMPTS} compare-and-set attempts lost to other processes`,
+    );
+  }
+
   return {
-    async take(key, policy) {
-      let session;
-      try {
-        session = await link.ready(waitMs);
-      } catch (error) {
-        throw new RateLimiterUnavailableError(describeError(error));
-      }
-      const kv = kvs.get(session);
-      if (!kv) throw new RateLimiterUnavailableError(link.reason());
-      const id = kvKey(key);
-      try {
-        for (let attempts = 1; attempts <= MAX_ATTEMPTS; attempts += 1) {
-          const decision = await unlessLost(
-            session,
-            withTimeout(attempt(kv, id, policy), API_TIMEOUT_MS, 'rate limit'),
-          );
-          if (decision) return decision;
-        }
-      } catch (error) {
-        throw new RateLimiterUnavailableError(`rate limits on NATS: ${describeError(error)}`);
-      }
-      throw new RateLimiterUnavailableError(
-        `rate limits on NATS: ${MAX_ATTEMPTS} compare-and-set attempts lost to other processes`,
-      );
-    },
+    take: (key, policy) => serialized(key, () => take(key, policy)),
     close: () => link.close(),
   };
 }

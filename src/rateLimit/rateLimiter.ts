@@ -35,9 +35,22 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** The limiter's storage is unreachable. */
+/** Marks the error across copies of this module (see `Symbol.hasInstance` below). */
+const UNAVAILABLE = Symbol.for('archivist.RateLimiterUnavailableError');
+
+/** The limiter's storage is unreachable (or too contended to answer in time). */
 export class RateLimiterUnavailableError extends Error {
   override readonly name = 'RateLimiterUnavailableError';
+  readonly [UNAVAILABLE] = true;
+
+  /**
+   * The HTTP layer falls back to per-process limits on this error, by `instanceof`; the adapter is
+   * imported lazily and a test runner's loader can evaluate this module twice (two classes), so the
+   * brand is shared instead of the class.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && UNAVAILABLE in value;
+  }
 }
 
 /**

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import type { Response } from 'supertest';
+import supertest, { type Response } from 'supertest';
+import { createApp } from '../../src/http/app.js';
+import { RateLimiterUnavailableError, type RateLimiter } from '../../src/rateLimit/rateLimiter.js';
+import { capturedLog, LEVEL } from '../support/capturedLog.js';
 import { defineRoute } from '../../src/http/route.js';
 import { envelope, envelopeSchema } from '../../src/http/assistant/envelope.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
@@ -178,6 +181,39 @@ describe('Assistant API rate limits', function () {
         .set('Authorization', bob.authorization)
         .expect(200);
       expect(rateHeaders(chat)).to.include({ limit: 3, remaining: 1 });
+    });
+  });
+
+  describe('while the shared limiter is unavailable', () => {
+    let app: TestApp;
+    let alice: TestUser;
+    before(async () => {
+      app = await startTestApp({ env: { RATE_LIMIT_CHAT_PER_MINUTE: '2' } });
+      alice = await addTestUser(app, 'alice');
+    });
+    after(() => app.stop());
+
+    it('limits per process, with the same headers and 429s, and says so in the log', async () => {
+      const down: RateLimiter = {
+        take: () => Promise.reject(new RateLimiterUnavailableError('no NATS')),
+        close: () => Promise.resolve(),
+      };
+      const { log, lines } = capturedLog();
+      const http = supertest(
+        createApp({
+          ...app.runtime,
+          log,
+          rateLimits: { ...app.runtime.rateLimits, limiter: down },
+        }).callback(),
+      );
+      const list = () => http.get(`${API}.list_conversations`).set('Authorization', alice.authorization);
+      expect(rateHeaders(await list().expect(200))).to.include({ limit: 2, remaining: 1 });
+      expect(rateHeaders(await list().expect(200))).to.include({ limit: 2, remaining: 0 });
+      await list().expect(429);
+      const warnings = lines.filter(
+        (line) => line.level === LEVEL.warn && /rate limits unavailable/.test(line.msg),
+      );
+      expect(warnings).to.have.length(1); // once, not once per request
     });
   });
 });

@@ -46,7 +46,12 @@ export function rateLimiting(deps: RateLimitDeps): (kind: RateLimitClass) => Mid
     try {
       return await deps.limiter.take(key, policy);
     } catch (error) {
-      if (!(error instanceof RateLimiterUnavailableError) || !deps.fallback) throw error;
+      if (!(error instanceof RateLimiterUnavailableError)) throw error;
+      if (!deps.fallback) {
+        throw new HttpError(503, 'service_unavailable', 'Rate limits cannot be checked; retry later', [], {
+          'Retry-After': '1',
+        });
+      }
       if (Date.now() - warnedAt > 10_000) {
         warnedAt = Date.now();
         deps.log?.warn({ err: error }, 'shared rate limits unavailable: limiting per process');
