@@ -1,0 +1,48 @@
+import type { Event } from '../shared/index.js';
+import { defineEvents } from '../shared/index.js';
+
+export type RiskLevel = 'low' | 'medium' | 'high';
+
+/**
+ * A high-risk tool call of `owner` (a user name) waits for their confirmation until `expiresAt`.
+ * Nothing has run yet.
+ */
+export type ActionPending = Event<
+  'ActionPending',
+  {
+    actionId: string;
+    owner: string;
+    tool: string;
+    params: Record<string, unknown>;
+    risk: RiskLevel;
+    expiresAt: string;
+  }
+>;
+/** The owner confirmed: the action reactor hands it to a worker, once. */
+export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string }>;
+export type ActionRejected = Event<'ActionRejected', { actionId: string; reason: string | null }>;
+/** Recorded lazily: by the first command that finds the action past `expiresAt` while still pending. */
+export type ActionExpired = Event<'ActionExpired', { actionId: string }>;
+/** The tool ran; `result` is its output (what `confirm_action` answers). */
+export type ActionExecuted = Event<
+  'ActionExecuted',
+  { actionId: string; taskId: string | null; result: unknown; executionTimeMs: number }
+>;
+export type ActionFailed = Event<
+  'ActionFailed',
+  { actionId: string; taskId: string | null; error: string; executionTimeMs: number }
+>;
+
+export type ActionEvent =
+  ActionPending | ActionConfirmed | ActionRejected | ActionExpired | ActionExecuted | ActionFailed;
+
+export const actionEvents = defineEvents<ActionEvent>({
+  ActionPending: {},
+  ActionConfirmed: {},
+  ActionRejected: {},
+  ActionExpired: {},
+  ActionExecuted: {},
+  ActionFailed: {},
+});
+
+export const actionStream = (actionId: string): string => `action-${actionId}`;

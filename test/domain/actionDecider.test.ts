@@ -1,0 +1,125 @@
+import type { ActionCommand } from '../../src/domain/action/commands.js';
+import { actionDecider } from '../../src/domain/action/decider.js';
+import { spec } from '../../src/domain/shared/deciderSpec.js';
+import type { Metadata } from '../../src/domain/shared/index.js';
+
+const at = (now: string): Metadata => ({ now, actorId: 'user:alice', correlationId: 'c1' });
+const before = at('2026-11-24T10:00:00.000Z');
+const after = at('2026-11-24T11:00:00.000Z');
+const actionId = 'a-1';
+const command = <T extends ActionCommand['type']>(
+  type: T,
+  data: Extract<ActionCommand, { type: T }>['data'],
+  meta: Metadata = before,
+): ActionCommand => ({ type, data, metadata: meta }) as ActionCommand;
+
+const request = {
+  actionId,
+  owner: 'alice',
+  tool: 'delete_document',
+  params: { doc_id: 'd1' },
+  risk: 'high' as const,
+  expiresAt: '2026-11-24T10:30:00.000Z',
+};
+const pending = { type: 'ActionPending', data: request } as const;
+const confirmed = { type: 'ActionConfirmed', data: { actionId } } as const;
+const rejected = { type: 'ActionRejected', data: { actionId, reason: 'not now' } } as const;
+const expired = { type: 'ActionExpired', data: { actionId } } as const;
+const executed = {
+  type: 'ActionExecuted',
+  data: { actionId, taskId: actionId, result: { deleted: true }, executionTimeMs: 3 },
+} as const;
+const ok = { ok: true as const, result: { deleted: true } };
+
+describe('action decider', () => {
+  const action = spec(actionDecider);
+
+  it('records a requested action as pending; the same request again is nothing to do', () => {
+    action.given([]).when(command('RequestAction', request)).then([pending]);
+    action.given([pending]).when(command('RequestAction', request)).then([]);
+  });
+
+  it('confirms a pending action of its owner, once', () => {
+    action
+      .given([pending])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .then([confirmed]);
+    action
+      .given([pending, confirmed])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .then([]);
+    action
+      .given([pending, confirmed, executed])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .then([]);
+  });
+
+  it("answers another user's action, or none, as unknown", () => {
+    action
+      .given([pending])
+      .when(command('ConfirmAction', { actionId, owner: 'bob' }))
+      .thenThrows('action_not_found');
+    action
+      .given([pending])
+      .when(command('RejectAction', { actionId, owner: 'bob', reason: null }))
+      .thenThrows('action_not_found');
+    action
+      .given([])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .thenThrows('action_not_found');
+  });
+
+  it('rejects a pending action with its reason; a rejected one cannot be confirmed', () => {
+    action
+      .given([pending])
+      .when(command('RejectAction', { actionId, owner: 'alice', reason: 'not now' }))
+      .then([rejected]);
+    action
+      .given([pending, rejected])
+      .when(command('RejectAction', { actionId, owner: 'alice', reason: 'again' }))
+      .then([]);
+    action
+      .given([pending, rejected])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .thenThrows('action_rejected');
+    action
+      .given([pending, confirmed])
+      .when(command('RejectAction', { actionId, owner: 'alice', reason: null }))
+      .thenThrows('action_confirmed');
+  });
+
+  it('expires a pending action found past its time; an expired one cannot be confirmed', () => {
+    action
+      .given([pending])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }, after))
+      .then([expired]);
+    action
+      .given([pending])
+      .when(command('RejectAction', { actionId, owner: 'alice', reason: null }, after))
+      .then([expired]);
+    action
+      .given([pending, expired])
+      .when(command('ConfirmAction', { actionId, owner: 'alice' }, after))
+      .thenThrows('action_expired');
+  });
+
+  it('records the outcome of a confirmed action once, and of no other', () => {
+    const outcome = { actionId, taskId: actionId, outcome: ok, executionTimeMs: 3 };
+    action.given([pending, confirmed]).when(command('RecordActionOutcome', outcome)).then([executed]);
+    action.given([pending, confirmed, executed]).when(command('RecordActionOutcome', outcome)).then([]);
+    action.given([pending]).when(command('RecordActionOutcome', outcome)).then([]);
+    action
+      .given([pending, confirmed])
+      .when(
+        command('RecordActionOutcome', {
+          actionId,
+          taskId: actionId,
+          outcome: { ok: false, error: 'boom' },
+          executionTimeMs: 1,
+        }),
+      )
+      .then([
+        { type: 'ActionFailed', data: { actionId, taskId: actionId, error: 'boom', executionTimeMs: 1 } },
+      ]);
+  });
+});
