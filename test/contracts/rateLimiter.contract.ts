@@ -85,6 +85,34 @@ export function rateLimiterContract(
       expect((await limiter.take(key, policy)).allowed).to.equal(true);
     });
 
+    it('counts a long window exactly as requests age out of it one by one', async () => {
+      const key = newKey();
+      const start = at;
+      const wide: RateLimitPolicy = { limit: 300, windowMs: 1_000 };
+      for (let i = 0; i < 300; i += 1) {
+        expect((await limiter.take(key, wide)).allowed).to.equal(true);
+        at += 3; // requests at 0, 3, 6 … 897 ms
+      }
+      at = start + 999;
+      expect((await limiter.take(key, wide)).allowed).to.equal(false);
+      at = start + 1_000 + 600; // those of 0 … 600 ms left: 603 … 897 ms (99) remain
+      const decision = await limiter.take(key, wide);
+      expect(decision).to.include({ allowed: true, remaining: 200 });
+      expect(decision.resetAt).to.equal(start + 603 + 1_000);
+    });
+
+    it('refuses until enough requests left when the limit was lowered', async () => {
+      const key = newKey();
+      const start = at;
+      for (let i = 0; i < 5; i += 1) {
+        await limiter.take(key, policy);
+        at += 1_000; // 0, 1, 2, 3, 4 s
+      }
+      const refused = await limiter.take(key, { limit: 3, windowMs: 60_000 });
+      expect(refused).to.include({ allowed: false, remaining: 0 });
+      expect(refused.retryAt).to.equal(start + 2_000 + 60_000);
+    });
+
     it('keeps a window per key', async () => {
       const [a, b] = [newKey(), newKey()];
       for (let i = 0; i < 5; i += 1) await limiter.take(a, policy);
