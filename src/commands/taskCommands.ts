@@ -37,10 +37,11 @@ export function createTaskCommands(deps: { eventStore: EventStore; clock: Clock;
       jobType: string,
       input: Record<string, unknown>,
       caller: Caller,
-      options: { owner?: string } = {},
+      options: { owner?: string; taskId?: string } = {},
     ): Promise<TaskOutcome & { taskId: string }> {
-      const taskId = deps.newId();
-      return { ...(await run('CreateTask', { taskId, jobType, input, ...options }, caller)), taskId };
+      // A given id makes the creation idempotent: a second one of the same task is nothing to do.
+      const { taskId = deps.newId(), ...rest } = options;
+      return { ...(await run('CreateTask', { taskId, jobType, input, ...rest }, caller)), taskId };
     },
     beginAttempt: (data: DataOf<'BeginAttempt'>, caller: Caller) => run('BeginAttempt', data, caller),
     reportProgress: (data: DataOf<'ReportProgress'>, caller: Caller) => run('ReportProgress', data, caller),

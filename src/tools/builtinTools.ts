@@ -1,0 +1,322 @@
+import type { TaskCommands } from '../commands/taskCommands.js';
+import type { Conversations } from '../conversations/conversations.js';
+import { NotFoundError } from '../domain/shared/index.js';
+import type { Answerer } from '../knowledge/answer.js';
+import { SCRAPE_JOB, type ScrapeTaskInput } from '../knowledge/scrapeJob.js';
+import type { Search } from '../knowledge/search.js';
+import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
+import type { ReadModels } from '../projections/readModels.js';
+import { TASKS, type TaskView } from '../projections/tasksProjection.js';
+import type { Caller } from '../commands/context.js';
+import type { Tool } from './registry.js';
+
+export interface BuiltinToolDeps {
+  search: Search;
+  answer: Answerer;
+  documents: { delete(data: { docId: string }, caller: Caller): Promise<unknown> };
+  readModels: ReadModels;
+  tasks: TaskCommands;
+  conversations: Pick<Conversations, 'search'>;
+}
+
+const round = (value: number): number => Math.round(value * 10_000) / 10_000;
+const docId = { type: 'string', minLength: 1, maxLength: 128 };
+const limit = (max: number, fallback: number) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: max,
+  default: fallback,
+});
+
+function documentData(doc: DocumentView) {
+  return {
+    doc_id: doc.id,
+    title: doc.title,
+    source: doc.source,
+    section: doc.section,
+    language: doc.language,
+    format: doc.format,
+    chunk_count: doc.chunkCount,
+    size_bytes: doc.sizeBytes,
+    created_at: doc.createdAt,
+  };
+}
+
+function taskData(task: TaskView) {
+  return {
+    task_id: task.id,
+    job_type: task.jobType,
+    status: task.status,
+    progress: task.progress,
+    message: task.message,
+    error: task.error,
+    created_at: task.createdAt,
+    completed_at: task.completedAt,
+  };
+}
+
+/**
+ * The tools over the knowledge base, tasks and conversations. Risk levels (docs/api-notes.md):
+ * reading is low; adding to the shared knowledge base from the web is medium (it fetches outside
+ * addresses and can be undone by deleting); destroying something — a document for every user, a
+ * running task's work — is high and waits for confirmation.
+ */
+export function builtinTools(deps: BuiltinToolDeps): Tool[] {
+  const { readModels } = deps;
+  /** Tasks are the caller's own: anyone else's is as unknown as one that never existed. */
+  async function ownTask(taskId: string, actorId: string): Promise<TaskView> {
+    const task = await readModels.get<TaskView>(TASKS, taskId);
+    if (!task || (task.owner !== actorId && task.createdBy !== actorId)) {
+      throw new NotFoundError('task_not_found', `Task ${taskId} does not exist`);
+    }
+    return task;
+  }
+  async function document(id: string): Promise<DocumentView> {
+    const doc = await readModels.get<DocumentView>(DOCUMENTS, id);
+    if (!doc) throw new NotFoundError('document_not_found', `Document ${id} does not exist`);
+    return doc;
+  }
+
+  return [
+    {
+      name: 'search_knowledge',
+      description: 'Hybrid search of the knowledge base: the passages that best match a query',
+      category: 'knowledge',
+      risk: 'low',
+      params: {
+        type: 'object',
+        required: ['query'],
+        additionalProperties: false,
+        properties: { query: { type: 'string', minLength: 1, maxLength: 2_000 }, top_k: limit(50, 5) },
+      },
+      async run(params, { signal }) {
+        const topK = params['top_k'] as number;
+        const { hits } = await deps.search({
+          query: params['query'] as string,
+          topK,
+          initialK: Math.max(20, topK),
+          signal,
+        });
+        return {
+          results: hits.map((hit) => ({
+            doc_id: hit.document.id,
+            title: hit.document.title,
+            source: hit.document.source,
+            text: hit.chunk.text,
+            score: round(hit.score),
+          })),
+        };
+      },
+    },
+    {
+      name: 'query_knowledge',
+      description: 'Answers a question from the knowledge base, with its sources',
+      category: 'knowledge',
+      risk: 'low',
+      params: {
+        type: 'object',
+        required: ['question'],
+        additionalProperties: false,
+        properties: { question: { type: 'string', minLength: 1, maxLength: 2_000 }, top_k: limit(20, 5) },
+      },
+      async run(params, { signal }) {
+        const topK = params['top_k'] as number;
+        const answer = await deps.answer({
+          question: params['question'] as string,
+          topK,
+          initialK: Math.max(20, topK),
+          temperature: null,
+          signal,
+        });
+        return {
+          answer: answer.answer,
+          sources: answer.hits.map((hit) => ({
+            doc_id: hit.document.id,
+            title: hit.document.title,
+            score: round(hit.score),
+          })),
+        };
+      },
+    },
+    {
+      name: 'list_documents',
+      description: 'Documents of the knowledge base, newest first',
+      category: 'knowledge',
+      risk: 'low',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          limit: limit(100, 20),
+          offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+        },
+      },
+      async run(params) {
+        const [docs, total] = await Promise.all([
+          readModels.find<DocumentView>(DOCUMENTS, {
+            sort: [['sequence', -1]],
+            limit: params['limit'] as number,
+            skip: params['offset'] as number,
+          }),
+          readModels.count(DOCUMENTS),
+        ]);
+        return { documents: docs.map(documentData), total };
+      },
+    },
+    {
+      name: 'get_document',
+      description: "A document's details and the beginning of its text",
+      category: 'knowledge',
+      risk: 'low',
+      params: {
+        type: 'object',
+        required: ['doc_id'],
+        additionalProperties: false,
+        properties: {
+          doc_id: docId,
+          max_chars: { type: 'integer', minimum: 0, maximum: 100_000, default: 2_000 },
+        },
+      },
+      async run(params) {
+        const doc = await document(params['doc_id'] as string);
+        const max = params['max_chars'] as number;
+        const chunks = await readModels.find<ChunkView>(CHUNKS, {
+          filter: { docId: doc.id },
+          sort: [['index', 1]],
+        });
+        let text = '';
+        for (const chunk of chunks) {
+          if (text.length >= max) break;
+          text += (text ? '\n\n' : '') + chunk.text;
+        }
+        return { ...documentData(doc), text: text.slice(0, max) };
+      },
+    },
+    {
+      name: 'delete_document',
+      description: 'Deletes a document from the knowledge base, for every user (needs confirmation)',
+      category: 'knowledge',
+      risk: 'high',
+      params: {
+        type: 'object',
+        required: ['doc_id'],
+        additionalProperties: false,
+        properties: { doc_id: docId },
+      },
+      async run(params, { caller }) {
+        const doc = await document(params['doc_id'] as string);
+        await deps.documents.delete({ docId: doc.id }, caller);
+        return { doc_id: doc.id, title: doc.title, deleted: true };
+      },
+    },
+    {
+      name: 'scrape_url',
+      description: 'Fetches a web page or a document by URL into the knowledge base (a background task)',
+      category: 'knowledge',
+      risk: 'medium',
+      params: {
+        type: 'object',
+        required: ['url'],
+        additionalProperties: false,
+        properties: {
+          url: { type: 'string', minLength: 1, maxLength: 2_048, pattern: '^[hH][tT][tT][pP][sS]?://' },
+        },
+      },
+      async run(params, { caller }) {
+        const input: ScrapeTaskInput = {
+          urls: [params['url'] as string],
+          timeoutSeconds: 30,
+          skipDuplicates: true,
+          actorId: caller.actorId,
+          correlationId: caller.correlationId,
+        };
+        const created = await deps.tasks.create(SCRAPE_JOB, { ...input }, caller);
+        return { task_id: created.taskId, status: 'pending' };
+      },
+    },
+    {
+      name: 'knowledge_stats',
+      description: 'How many documents the knowledge base holds, by source kind and language',
+      category: 'knowledge',
+      risk: 'low',
+      params: { type: 'object', additionalProperties: false, properties: {} },
+      async run() {
+        const [documents, chunks, byLanguage] = await Promise.all([
+          readModels.count(DOCUMENTS),
+          readModels.count(CHUNKS),
+          readModels.countBy(DOCUMENTS, 'language'),
+        ]);
+        return { documents, chunks, by_language: byLanguage };
+      },
+    },
+    {
+      name: 'list_tasks',
+      description: "The current user's background tasks, newest first",
+      category: 'tasks',
+      risk: 'low',
+      params: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          status: { enum: ['pending', 'running', 'completed', 'failed', 'cancelled'] },
+          limit: limit(100, 20),
+        },
+      },
+      async run(params, { caller }) {
+        const filter = {
+          owner: caller.actorId,
+          ...(params['status'] ? { status: params['status'] as string } : {}),
+        };
+        const tasks = await readModels.find<TaskView>(TASKS, {
+          filter,
+          sort: [['sequence', -1]],
+          limit: params['limit'] as number,
+        });
+        return { tasks: tasks.map(taskData) };
+      },
+    },
+    {
+      name: 'cancel_task',
+      description: "Cancels one of the current user's tasks; its work so far is lost (needs confirmation)",
+      category: 'tasks',
+      risk: 'high',
+      params: {
+        type: 'object',
+        required: ['task_id'],
+        additionalProperties: false,
+        properties: { task_id: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+      async run(params, { caller }) {
+        const task = await ownTask(params['task_id'] as string, caller.actorId);
+        await deps.tasks.cancel({ taskId: task.id, reason: 'cancelled by the assistant' }, caller);
+        return { task_id: task.id, cancelled: true };
+      },
+    },
+    {
+      name: 'search_conversations',
+      description: "Full-text search of the current user's conversations",
+      category: 'conversations',
+      risk: 'low',
+      params: {
+        type: 'object',
+        required: ['query'],
+        additionalProperties: false,
+        properties: { query: { type: 'string', minLength: 1, maxLength: 500 }, limit: limit(100, 20) },
+      },
+      async run(params, { owner }) {
+        const hits = await deps.conversations.search(owner, params['query'] as string, {
+          page: 1,
+          pageSize: params['limit'] as number,
+        });
+        return {
+          results: hits.map((hit) => ({
+            conversation_id: hit.conversationId,
+            title: hit.title,
+            match: hit.kind,
+            snippet: hit.snippet,
+          })),
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,187 @@
+import type { ActionCommands, ActionOutcome } from '../commands/actionCommands.js';
+import type { Caller, Clock } from '../commands/context.js';
+import type { TaskCommands } from '../commands/taskCommands.js';
+import type { ActionState } from '../domain/action/decider.js';
+import { actionStream } from '../domain/action/events.js';
+import { InvalidStateError, NotFoundError } from '../domain/shared/index.js';
+import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
+import { awaitTask } from '../knowledge/awaitTask.js';
+import { ACTIONS, type ActionView } from '../projections/actionsProjection.js';
+import type { ReadModels } from '../projections/readModels.js';
+import type { ToolRegistry } from './registry.js';
+import { TOOL_JOB, type ToolTaskInput, type ToolTaskResult } from './toolJob.js';
+
+/** How a call ended, or that it is still running when the wait ran out. */
+export type CallOutcome =
+  | {
+      state: 'done';
+      success: boolean;
+      result: unknown;
+      error: { type: string; message: string } | null;
+      executionTimeMs: number;
+    }
+  | { state: 'running' };
+
+export interface ToolsOptions {
+  registry: ToolRegistry;
+  tasks: TaskCommands;
+  actions: ActionCommands;
+  eventStore: Pick<EventStore, 'subscribeToStream'>;
+  readModels: ReadModels;
+  clock: Clock;
+  newId: () => string;
+  /** How long a pending action waits for its owner's confirmation. */
+  actionExpiryMs: number;
+  /** How long `execute`/`confirm` wait for the worker before answering that the call still runs. */
+  waitMs?: number;
+}
+
+function withTimeout(signal: AbortSignal, ms: number): AbortSignal {
+  return AbortSignal.any([signal, AbortSignal.timeout(ms)]);
+}
+
+/**
+ * Tool calls of the Assistant API's users. A call runs as a `tool` task in a worker (so the API
+ * process never runs a tool itself); low and medium risk calls run at once and the request waits for
+ * the task, as the synchronous upload does; high-risk calls become pending actions that run only
+ * when their owner confirms them, once.
+ */
+export function createTools(options: ToolsOptions) {
+  const { registry, tasks, actions, eventStore, readModels, clock } = options;
+  const waitMs = options.waitMs ?? 60_000;
+
+  async function waitForTask(taskId: string, signal: AbortSignal): Promise<CallOutcome> {
+    const bounded = withTimeout(signal, waitMs);
+    try {
+      const finished = await awaitTask(eventStore, taskId, bounded);
+      if (finished.status === 'completed') {
+        const result = (finished.result ?? {}) as unknown as ToolTaskResult;
+        return {
+          state: 'done',
+          success: result.success,
+          result: result.result ?? null,
+          error: result.error ?? null,
+          executionTimeMs: result.execution_time_ms,
+        };
+      }
+      return {
+        state: 'done',
+        success: false,
+        result: null,
+        error: {
+          type: finished.status === 'cancelled' ? 'tool_cancelled' : 'tool_failed',
+          message: finished.error ?? 'the tool failed',
+        },
+        executionTimeMs: 0,
+      };
+    } catch (error) {
+      signal.throwIfAborted();
+      if (bounded.aborted) return { state: 'running' };
+      throw error;
+    }
+  }
+
+  /** Follows the action's stream until its outcome is recorded (or the wait runs out). */
+  async function waitForAction(actionId: string, signal: AbortSignal): Promise<CallOutcome> {
+    const bounded = withTimeout(signal, waitMs);
+    try {
+      for await (const batch of eventStore.subscribeToStream(actionStream(actionId), { signal: bounded })) {
+        const end = batch.find(
+          (event: RecordedEvent) => event.type === 'ActionExecuted' || event.type === 'ActionFailed',
+        );
+        if (!end) continue;
+        const executionTimeMs = Number(end.data['executionTimeMs'] ?? 0);
+        return end.type === 'ActionExecuted'
+          ? { state: 'done', success: true, result: end.data['result'] ?? null, error: null, executionTimeMs }
+          : {
+              state: 'done',
+              success: false,
+              result: null,
+              error: { type: 'tool_failed', message: String(end.data['error']) },
+              executionTimeMs,
+            };
+      }
+    } catch (error) {
+      signal.throwIfAborted();
+      if (!bounded.aborted) throw error;
+    }
+    signal.throwIfAborted();
+    return { state: 'running' };
+  }
+
+  return {
+    registry,
+    actionExpiryMs: options.actionExpiryMs,
+
+    /** Runs a low or medium risk call in a worker and waits for it. `params` must be validated. */
+    async execute(
+      owner: string,
+      tool: string,
+      params: Record<string, unknown>,
+      caller: Caller,
+      signal: AbortSignal,
+    ) {
+      const input: ToolTaskInput = {
+        tool,
+        params,
+        owner,
+        actorId: caller.actorId,
+        correlationId: caller.correlationId,
+      };
+      const created = await tasks.create(TOOL_JOB, { ...input }, caller, { owner: caller.actorId });
+      return { taskId: created.taskId, outcome: await waitForTask(created.taskId, signal) };
+    },
+
+    /** Records a high-risk call as a pending action of `owner`; nothing runs. */
+    async request(
+      owner: string,
+      tool: string,
+      params: Record<string, unknown>,
+      caller: Caller,
+    ): Promise<ActionOutcome & { actionId: string }> {
+      const definition = registry.get(tool);
+      if (!definition) throw new NotFoundError('tool_not_found', `No tool named ${tool}`);
+      const actionId = options.newId();
+      const expiresAt = new Date(clock().getTime() + options.actionExpiryMs).toISOString();
+      const outcome = await actions.request(
+        { actionId, owner, tool, params, risk: definition.risk, expiresAt },
+        caller,
+      );
+      return { ...outcome, actionId };
+    },
+
+    /**
+     * Confirms the owner's pending action and waits for its execution. Confirming again (or twice at
+     * once) runs nothing more and answers the same outcome; an expired action is recorded as such
+     * and refused.
+     */
+    async confirm(owner: string, actionId: string, caller: Caller, signal: AbortSignal) {
+      const outcome = await actions.confirm({ actionId, owner }, caller);
+      const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
+      if (state.status === 'Expired') {
+        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
+      }
+      return { state, position: outcome.position, outcome: await waitForAction(actionId, signal) };
+    },
+
+    async reject(owner: string, actionId: string, reason: string | null, caller: Caller) {
+      const outcome = await actions.reject({ actionId, owner, reason }, caller);
+      const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
+      if (state.status === 'Expired') {
+        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
+      }
+      return { state, position: outcome.position, at: outcome.appended[0]?.metadata.now ?? null };
+    },
+
+    /** The owner's actions waiting for a decision, oldest first; expired ones are left out. */
+    async pending(owner: string): Promise<ActionView[]> {
+      return readModels.find<ActionView>(ACTIONS, {
+        filter: { owner, status: 'Pending', expiresAt: { $gt: clock().toISOString() } },
+        sort: [['sequence', 1]],
+        limit: 500,
+      });
+    },
+  };
+}
+
+export type Tools = ReturnType<typeof createTools>;
