@@ -91,6 +91,8 @@ export interface Config {
   conversationPurgeAfterMs: number;
   /** How often a worker looks for deleted conversations due for purging. */
   conversationPurgeIntervalMs: number;
+  /** How long a pending action waits for its owner's decision before it expires. */
+  actionExpiryMs: number;
   sessionCookieSecure: boolean;
   /** Requests per minute of each user to the chat and conversation endpoints. */
   rateLimitChatPerMinute: number;
@@ -440,6 +442,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
       'How often a worker (one at a time, under a lease) looks for deleted conversations due for purging.',
   },
   {
+    name: 'ACTION_EXPIRY_MINUTES',
+    default: '60',
+    meaning:
+      'How long a pending action (a high-risk tool call of the Assistant API) waits for its owner to confirm or reject it; after that it has expired and cannot be confirmed.',
+  },
+  {
     name: 'RATE_LIMIT_CHAT_PER_MINUTE',
     default: '100',
     meaning:
@@ -677,6 +685,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: integer(env, 'SESSION_TTL_MS', 1_000, 31_536_000_000),
     conversationPurgeAfterMs: integer(env, 'CONVERSATION_PURGE_AFTER_DAYS', 0, 36_500) * 86_400_000,
     conversationPurgeIntervalMs: integer(env, 'CONVERSATION_PURGE_INTERVAL_MS', 1_000, 86_400_000),
+    actionExpiryMs: integer(env, 'ACTION_EXPIRY_MINUTES', 1, 525_600) * 60_000,
     rateLimitChatPerMinute: integer(env, 'RATE_LIMIT_CHAT_PER_MINUTE', 1, 1_000_000),
     rateLimitToolsPerMinute: integer(env, 'RATE_LIMIT_TOOLS_PER_MINUTE', 1, 1_000_000),
     sessionCookieSecure: oneOf(env, 'SESSION_COOKIE_SECURE', ['true', 'false'] as const) === 'true',

@@ -41,6 +41,13 @@ import {
   type ConversationPurgeScheduler,
 } from './workers/conversationPurge.js';
 import { createSessionStore, type SessionStore } from './users/sessions.js';
+import { actionsProjection } from './projections/actionsProjection.js';
+import { createActionCommands } from './commands/actionCommands.js';
+import { actionReactor } from './tools/actionReactor.js';
+import { builtinTools } from './tools/builtinTools.js';
+import { createToolRegistry } from './tools/registry.js';
+import { toolJob } from './tools/toolJob.js';
+import { createTools, type Tools as AssistantTools } from './tools/tools.js';
 import { createUsers, type Users } from './users/users.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
@@ -104,13 +111,15 @@ export interface Runtime {
   conversations: Conversations;
   /** Purges deleted conversations when they are due (runs in the worker role). */
   conversationPurge: ConversationPurgeScheduler;
+  /** The assistant's tools, their calls and the pending actions that wait for confirmation. */
+  tools: AssistantTools;
   /** Per-user request limits of the Assistant API, and the policy of each class. */
   rateLimits: { limiter: RateLimiter; policies: Record<RateLimitClass, RateLimitPolicy> };
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
 export function readModelProjections(): Projection[] {
-  return [tasksProjection, knowledgeProjection, usersProjection, conversationsProjection];
+  return [tasksProjection, knowledgeProjection, usersProjection, conversationsProjection, actionsProjection];
 }
 
 /** Event types that record a stream's removal, of every aggregate that has one. */
@@ -240,6 +249,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     newId: randomUUID,
     log: log.child({ component: 'knowledge' }),
   });
+  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
+  const actions = createActionCommands({ eventStore, clock });
   const reactors = createReactorRunner({
     eventStore,
     readStore,
@@ -249,9 +260,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       taskDispatchReactor(bus),
       purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
       ...knowledge.reactors,
+      actionReactor({ actions, tasks }),
     ],
   });
-  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
   const users = createUsers({ eventStore, readModels, clock });
   const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
   const conversations = createConversations({
@@ -269,7 +280,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     log: log.child({ component: 'conversation_purge' }),
     intervalMs: config.conversationPurgeIntervalMs,
   });
-  const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs]);
+  const toolRegistry = createToolRegistry(
+    builtinTools({
+      search: knowledge.search,
+      answer: knowledge.answer,
+      documents: knowledge.documents,
+      readModels,
+      tasks,
+      conversations,
+    }),
+  );
+  const tools = createTools({
+    registry: toolRegistry,
+    tasks,
+    actions,
+    eventStore,
+    readModels,
+    clock,
+    newId: randomUUID,
+    actionExpiryMs: config.actionExpiryMs,
+  });
+  const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
     bus,
@@ -358,6 +389,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     sessions,
     conversations,
     conversationPurge,
+    tools,
     rateLimits: {
       limiter: rateLimiter,
       policies: {

@@ -53,6 +53,7 @@ export type AppDeps = Pick<
   | 'users'
   | 'sessions'
   | 'conversations'
+  | 'tools'
   | 'rateLimits'
 >;
 
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       users: deps.users,
       sessions: deps.sessions,
       conversations: deps.conversations,
+      tools: deps.tools,
     }),
     ...(options.assistantRoutes ?? []),
   ];

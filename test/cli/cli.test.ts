@@ -111,6 +111,7 @@ describe('archivist CLI', function () {
       'knowledge',
       'users',
       'conversations',
+      'actions',
     ]);
   });
 

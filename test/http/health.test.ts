@@ -62,6 +62,7 @@ describe('health endpoints', () => {
       'knowledge',
       'users',
       'conversations',
+      'actions',
     ]);
     expect(response.body).to.include({
       document_count: 0,

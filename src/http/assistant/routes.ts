@@ -6,6 +6,8 @@ import type { Route } from '../route.js';
 import { conversationRoutes } from './conversationRoutes.js';
 import { sessionRoutes } from './sessionRoutes.js';
 import { settingsRoutes } from './settingsRoutes.js';
+import type { Tools } from '../../tools/tools.js';
+import { toolRoutes } from './toolRoutes.js';
 
 /** The Assistant method API's routes of this build, relative to `/api/method`. */
 export function assistantApiRoutes(deps: {
@@ -14,6 +16,7 @@ export function assistantApiRoutes(deps: {
   users: Users;
   sessions: SessionStore;
   conversations: Conversations;
+  tools: Tools;
 }): Route[] {
   return [
     ...sessionRoutes({
@@ -25,5 +28,6 @@ export function assistantApiRoutes(deps: {
     }),
     ...settingsRoutes({ config: deps.config, version: deps.version }),
     ...conversationRoutes({ conversations: deps.conversations }),
+    ...toolRoutes({ tools: deps.tools }),
   ];
 }

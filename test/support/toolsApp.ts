@@ -1,0 +1,46 @@
+import type Koa from 'koa';
+import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime, type Role, type Runtime } from '../../src/runtime.js';
+import { responseContract } from './responseContract.js';
+import type { TestApp } from './testApp.js';
+
+/** A clock tests can move forward: real time plus `skipMs`. */
+export function createTestClock() {
+  const clock = { skipMs: 0, now: (): Date => new Date(Date.now() + clock.skipMs) };
+  return clock;
+}
+
+/**
+ * The product on real SQLite stores in `dataDir` (kept on stop, so another start finds it), with an
+ * injected clock and only the given roles: a process without the worker role runs no reactor and no
+ * job, as a worker that is down.
+ */
+export async function startToolsApp(
+  dataDir: string,
+  options: { clock?: () => Date; roles?: readonly Role[]; env?: Record<string, string> } = {},
+): Promise<TestApp & { runtime: Runtime; app: Koa }> {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    EVENT_STORE: 'file',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    TASK_HEARTBEAT_MS: '100',
+    ...options.env,
+  });
+  const log = createLogger({ level: process.env['TEST_LOG_LEVEL'] ?? 'error' });
+  const runtime = await createRuntime(config, { log, ...(options.clock ? { clock: options.clock } : {}) });
+  await runtime.start(options.roles);
+  const app = createApp(runtime);
+  const published = await supertest(app.callback()).get('/openapi.json');
+  app.middleware.unshift(responseContract(published.body as Parameters<typeof responseContract>[0]));
+  return {
+    runtime,
+    app,
+    http: supertest(app.callback()),
+    server: () => Promise.reject(new Error('no server in the tools app')),
+    stop: () => runtime.stop(),
+  };
+}

@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createActionCommands } from '../../src/commands/actionCommands.js';
+import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { actionReactor } from '../../src/tools/actionReactor.js';
+import { addTestUser } from '../support/assistantUsers.js';
+import { eventually, type TestApp } from '../support/testApp.js';
+import { startToolsApp } from '../support/toolsApp.js';
+import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
+
+type Body = { message: { data: Record<string, unknown> } };
+
+describe('a confirmed action while the worker is down', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let app: TestApp | null = null;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'archivist-action-restart-'));
+  });
+  after(async () => {
+    await app?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const count = async (stream: string, type: string): Promise<number> =>
+    (await app!.runtime.eventStore.readStream(stream)).filter((event) => event.type === type).length;
+
+  it('runs once when the worker comes back, and never again after another restart or a repeated reaction', async () => {
+    // 1. A full process: the action reactor is deployed (its checkpoint exists); a pending action.
+    app = await startToolsApp(dataDir);
+    const alice = await addTestUser(app, 'alice');
+    await uploadTextFixtures(app, 'readme.md');
+    const execute = (tool: string, params: object) =>
+      app!.http
+        .post('/api/method/assistant.api.execute_tool')
+        .set('Authorization', alice.authorization)
+        .send({ tool_name: tool, params });
+    const listed = (await execute('list_documents', {}).expect(200)).body as Body;
+    const docId = (listed.message.data['result'] as { documents: Array<{ doc_id: string }> }).documents[0]!
+      .doc_id;
+    const requested = (await execute('delete_document', { doc_id: docId }).expect(200)).body as Body;
+    const actionId = requested.message.data['action_id'] as string;
+    await app.stop();
+
+    // 2. The API without a worker: the confirmation is recorded, nothing runs.
+    app = await startToolsApp(dataDir, { roles: ['api', 'projector'] });
+    const caller = { actorId: 'user:alice', correlationId: 'confirm' };
+    const waiting = app.runtime.tools.confirm('alice', actionId, caller, AbortSignal.timeout(300));
+    await waiting.then(
+      () => expect.fail('nothing should have run without a worker'),
+      (error: Error) => expect(error.name).to.be.oneOf(['TimeoutError', 'AbortError']),
+    );
+    expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
+    expect(await count(`task-${actionId}`, 'TaskCreated')).to.equal(0);
+    await app.stop();
+
+    // 3. The worker is back: the reactor resumes from its checkpoint and the action runs.
+    app = await startToolsApp(dataDir);
+    await eventually(
+      async () => ((await count(`action-${actionId}`, 'ActionExecuted')) === 1 ? true : undefined),
+      20_000,
+    );
+    const confirmed = (
+      await app.http
+        .post('/api/method/assistant.api.confirm_action')
+        .set('Authorization', alice.authorization)
+        .send({ action_id: actionId })
+        .expect(200)
+    ).body as Body;
+    expect(confirmed.message.data).to.deep.include({ success: true, status: 'Executed' });
+    expect(confirmed.message.data['result']).to.deep.include({ doc_id: docId, deleted: true });
+
+    // 4. The same reaction again (a crash after its effect, before its checkpoint) does nothing more.
+    const confirmedEvent = (await app.runtime.eventStore.readStream(`action-${actionId}`)).find(
+      (event) => event.type === 'ActionConfirmed',
+    )!;
+    const reactor = actionReactor({
+      actions: createActionCommands({ eventStore: app.runtime.eventStore, clock: () => new Date() }),
+      tasks: createTaskCommands({
+        eventStore: app.runtime.eventStore,
+        clock: () => new Date(),
+        newId: () => 'unused',
+      }),
+    });
+    await reactor.react(confirmedEvent);
+    await app.stop();
+
+    // 5. Another restart: still one task, one attempt, one outcome.
+    app = await startToolsApp(dataDir);
+    await app.runtime.reactors.waitFor(await app.runtime.eventStore.headPosition(), 5_000);
+    expect(await count(`task-${actionId}`, 'TaskCreated')).to.equal(1);
+    expect(await count(`task-${actionId}`, 'TaskStarted')).to.equal(1);
+    expect(await count(`action-${actionId}`, 'ActionExecuted')).to.equal(1);
+    expect(await count(`action-${actionId}`, 'ActionFailed')).to.equal(0);
+  });
+});
