@@ -161,6 +161,41 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
     });
   });
 
+  describe("tools over the caller's own data", () => {
+    it("lists the caller's tasks only, and cancels none of another user's", async () => {
+      const bobs = await execute(bob, 'knowledge_stats', {}).expect(200);
+      const bobTask = data(bobs)['task_id'] as string;
+      const listed = await execute(alice, 'list_tasks', { limit: 100 }).expect(200);
+      const ids = (data(listed)['result'] as { tasks: Array<{ task_id: string }> }).tasks.map(
+        (t) => t.task_id,
+      );
+      expect(ids).to.not.include(bobTask);
+      const own = await execute(bob, 'list_tasks', {}).expect(200);
+      const bobIds = (data(own)['result'] as { tasks: Array<{ task_id: string }> }).tasks.map(
+        (t) => t.task_id,
+      );
+      expect(bobIds).to.include(bobTask);
+
+      const requested = await execute(alice, 'cancel_task', { task_id: bobTask }).expect(200);
+      expect(data(requested)).to.include({ requires_confirmation: true });
+      const actionId = data(requested)['action_id'] as string;
+      const confirmed = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
+      expect(data(confirmed)).to.deep.include({ success: false, status: 'Failed' });
+      expect((data(confirmed)['error'] as { message: string }).message).to.match(/does not exist/);
+      expect(await count(`action-${actionId}`, 'ActionFailed')).to.equal(1);
+    });
+
+    it("searches the caller's conversations only", async () => {
+      const created = await post(alice, 'create_conversation', { title: 'Zanzibar itinerary' }).expect(200);
+      const conversationId = data(created)['conversation_id'] as string;
+      const mine = await execute(alice, 'search_conversations', { query: 'zanzibar' }).expect(200);
+      const results = (data(mine)['result'] as { results: Array<{ conversation_id: string }> }).results;
+      expect(results.map((hit) => hit.conversation_id)).to.deep.equal([conversationId]);
+      const theirs = await execute(bob, 'search_conversations', { query: 'zanzibar' }).expect(200);
+      expect(data(theirs)['result']).to.deep.equal({ results: [] });
+    });
+  });
+
   describe('pending actions', () => {
     it('turns a high-risk call into a pending action of its owner, and runs nothing', async () => {
       const actionId = await requestDeletion(alice, docIds[0]!);
