@@ -5,7 +5,8 @@
  * at a time, the client in this process) alternates between them run after run, each first in turn; the figure is the
  * difference of the median per-request latencies, with the limit set high enough that every
  * request is allowed and counted (the window's log keeps growing for the whole run: more than the
- * 100 a user can hold at the default limit). Then the limiter alone, called in a loop.
+ * 100 a user can hold at the default limit). Then the limiter alone, called in a loop, and the
+ * NATS limiter's round trips when a nats-server can run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -16,8 +17,10 @@ import { createApp } from '../src/http/app.js';
 import { conversationRoutes } from '../src/http/assistant/conversationRoutes.js';
 import { createLogger } from '../src/log.js';
 import { createMemoryRateLimiter } from '../src/rateLimit/memoryRateLimiter.js';
+import { createNatsRateLimiter } from '../src/rateLimit/natsRateLimiter.js';
 import { createRuntime } from '../src/runtime.js';
 import { listen } from '../src/server.js';
+import { startNatsServer } from '../test/support/natsServer.js';
 import { machine, median, percentile, report } from './support.js';
 
 const RUNS = Number(process.env['RATE_LIMIT_RUNS'] ?? 7);
@@ -131,3 +134,23 @@ report(
   'µs',
 );
 await limiter.close();
+
+// For comparison, the shared limiter of the distributed profile: one take() is a get and an update
+// of a NATS key-value entry (round trips to a local nats-server), one request at a time.
+const nats = await startNatsServer();
+if (nats) {
+  const shared = createNatsRateLimiter({ url: nats.url, bucket: `bench_limits_${process.pid}` });
+  try {
+    const latencies: number[] = [];
+    for (let i = 0; i < 3_000; i += 1) {
+      const begun = process.hrtime.bigint();
+      await shared.take(`chat:user-${i % 100}`, policy);
+      if (i >= 500) latencies.push(Number(process.hrtime.bigint() - begun) / 1e6);
+    }
+    report('NATS limiter take() p50, 100 users (local nats-server)', median(latencies), 'ms');
+    report('NATS limiter take() p99', percentile(latencies, 99), 'ms');
+  } finally {
+    await shared.close();
+    await nats.dispose();
+  }
+}
