@@ -120,12 +120,25 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
       // Offsets of the old log mean nothing in the new one: a saved graph no longer matches it.
       generation += 1;
     }
-    const temporary = `${sidecarPath}.partial`;
+    // Named by process: API processes sharing DATA_DIR each keep an index of their own in memory
+    // and write its checkpoint here; a shared name let one rename the other's file away.
+    const temporary = `${sidecarPath}.${process.pid}.partial`;
     const saved: Sidecar = { checkpoint: committed.checkpoint, bytes, dimensions, generation };
     writeFileSync(temporary, JSON.stringify(saved), { flush: true });
     renameSync(temporary, sidecarPath);
     sidecar.checkpoint = committed.checkpoint;
     sidecar.bytes = bytes;
+  }
+
+  /** The timer's turn: a failure is reported by health (and retried by the next commit), not thrown. */
+  let durableError: string | null = null;
+  function makeDurableLater(): void {
+    try {
+      makeDurable();
+      durableError = null;
+    } catch (error) {
+      durableError = (error as Error).message;
+    }
   }
 
   return {
@@ -180,7 +193,7 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
       committed = { checkpoint, bytes: log.size };
       const due = lastDurableAt + DURABLE_EVERY_MS - Date.now();
       if (due <= 0) makeDurable();
-      else durableTimer ??= setTimeout(makeDurable, due).unref();
+      else durableTimer ??= setTimeout(makeDurableLater, due).unref();
     },
     async checkpoint() {
       return committed?.checkpoint ?? sidecar.checkpoint;
@@ -195,9 +208,12 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
       rmSync(folder, { recursive: true, force: true });
     },
     async health() {
-      return closed
-        ? { healthy: false, reason: 'closed' }
-        : { healthy: true, reason: `${slab.size} vectors (${collection}, embedded, ${graphs.describe()})` };
+      if (closed) return { healthy: false, reason: 'closed' };
+      if (durableError) return { healthy: false, reason: `could not save the checkpoint: ${durableError}` };
+      return {
+        healthy: true,
+        reason: `${slab.size} vectors (${collection}, embedded, ${graphs.describe()})`,
+      };
     },
     async close() {
       if (closed) return;

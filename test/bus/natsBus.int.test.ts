@@ -165,7 +165,9 @@ describe('NATS bus against a real nats-server', function () {
     const handler =
       (who: 'one' | 'two') =>
       async (delivery: Delivery): Promise<void> => {
-        await sleep(5);
+        // Work that lasts (60 jobs × 25 ms on two slots ≈ 0.75 s): at 5 ms the first consumer could
+        // finish the queue before the second one's first pull on a loaded machine (a red CI run).
+        await sleep(25);
         handledBy[who]!.push(delivery.id);
       };
     const consumers = [
