@@ -9,6 +9,7 @@ import type { ReadModels } from '../projections/readModels.js';
 import { TASKS, type TaskView } from '../projections/tasksProjection.js';
 import type { Caller } from '../commands/context.js';
 import type { Tool } from './registry.js';
+import { documentSummary } from '../knowledge/documentSummary.js';
 
 export interface BuiltinToolDeps {
   search: Search;
@@ -28,19 +29,8 @@ const limit = (max: number, fallback: number) => ({
   default: fallback,
 });
 
-function documentData(doc: DocumentView) {
-  return {
-    doc_id: doc.id,
-    title: doc.title,
-    source: doc.source,
-    section: doc.section,
-    language: doc.language,
-    format: doc.format,
-    chunk_count: doc.chunkCount,
-    size_bytes: doc.sizeBytes,
-    created_at: doc.createdAt,
-  };
-}
+/** A document as the tools show it: its id and its metadata as `/documents/{id}` shows it. */
+const documentData = (doc: DocumentView) => ({ doc_id: doc.id, ...documentSummary(doc) });
 
 function taskData(task: TaskView) {
   return {

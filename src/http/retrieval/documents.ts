@@ -14,6 +14,7 @@ import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { HttpError } from '../httpError.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema, nullableString } from './schemas.js';
+import { documentSummary } from '../../knowledge/documentSummary.js';
 
 export interface DocumentRouteDeps {
   documents: DocumentCommands;
@@ -75,20 +76,6 @@ const criteriaResultSchema = {
     more: { type: 'boolean', description: `True when more than ${MAX_DELETE_BATCH} matched: call again` },
   },
 } as const;
-
-function metadataOf(doc: DocumentView): Record<string, unknown> {
-  return {
-    title: doc.title,
-    source: doc.source,
-    section: doc.section,
-    language: doc.language,
-    format: doc.format,
-    chunk_count: doc.chunkCount,
-    size_bytes: doc.sizeBytes,
-    created_at: doc.createdAt,
-    updated_at: doc.updatedAt,
-  };
-}
 
 export function documentRoutes(deps: DocumentRouteDeps) {
   const { readModels } = deps;
@@ -186,7 +173,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
               id: doc.id,
               text: text.slice(0, LIST_TEXT_CHARS),
               text_truncated: text.length > LIST_TEXT_CHARS,
-              metadata: metadataOf(doc),
+              metadata: documentSummary(doc),
             };
           }),
         );
@@ -277,7 +264,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       async handle({ params }) {
         const doc = await readModels.get<DocumentView>(DOCUMENTS, params.doc_id);
         if (!doc) throw new HttpError(404, 'document_not_found', `Document ${params.doc_id} does not exist`);
-        return { body: { id: doc.id, text: await textOf(doc.id), metadata: metadataOf(doc) } };
+        return { body: { id: doc.id, text: await textOf(doc.id), metadata: documentSummary(doc) } };
       },
     }),
     defineRoute({
