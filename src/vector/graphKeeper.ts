@@ -136,8 +136,11 @@ export function createGraphKeeper(options: GraphKeeperOptions) {
     async settle(point: () => LogPoint): Promise<void> {
       while (!closed) {
         if (building) await building.done;
-        else if (large() && (graph === null || dirty.size > 0)) await build(point());
-        else return;
+        else if (large() && (graph === null || dirty.size > 0)) {
+          await build(point());
+          // A build that failed would fail again: say why instead of trying for ever.
+          if (lastError) throw new Error(lastError);
+        } else return;
       }
     },
     /** The nearest `k` through the graph, exactly scored; null when there is no current graph. */
