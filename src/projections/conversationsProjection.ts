@@ -1,10 +1,5 @@
 import type { ConversationStatus } from '../domain/conversation/decider.js';
-import type {
-  AttachmentRef,
-  MessageRole,
-  ToolCallRef,
-  ToolResultRef,
-} from '../domain/conversation/events.js';
+import type { MessageAppended, MessageRole } from '../domain/conversation/events.js';
 import { conversationEvents } from '../domain/conversation/events.js';
 import type { Projection } from './projection.js';
 
@@ -31,16 +26,8 @@ export type ConversationView = {
  * A message. Its id is `messageKey(conversation, sequence)`, so a page of history is a lookup of
  * consecutive keys — as fast in a conversation of 10,000 messages as in one of ten.
  */
-export type MessageView = {
+export type MessageView = MessageAppended['data'] & {
   id: string;
-  conversationId: string;
-  messageId: string;
-  sequence: number;
-  role: MessageRole;
-  content: string;
-  toolCalls?: ToolCallRef[];
-  toolResult?: ToolResultRef;
-  attachments?: AttachmentRef[];
   createdAt: string;
 };
 
@@ -57,6 +44,27 @@ export type ConversationTextView = {
   text: string;
   createdAt: string;
 };
+
+/** A conversation as `ConversationCreated` makes it (created at `now`, at log position `sequence`). */
+export function newConversationView(
+  id: string,
+  owner: string,
+  title: string | null,
+  now: string,
+  sequence: number,
+): ConversationView {
+  return {
+    id,
+    owner,
+    title,
+    status: 'Active',
+    messageCount: 0,
+    createdAt: now,
+    lastActivityAt: now,
+    deletedAt: null,
+    sequence,
+  };
+}
 
 /** Sequences are zero-padded so keys sort as numbers do. */
 export const messageKey = (conversationId: string, sequence: number): string =>
@@ -84,17 +92,7 @@ export const conversationsProjection: Projection = {
     switch (event.type) {
       case 'ConversationCreated': {
         const { owner, title } = event.data;
-        const conversation: ConversationView = {
-          id: conversationId,
-          owner,
-          title,
-          status: 'Active',
-          messageCount: 0,
-          createdAt: now,
-          lastActivityAt: now,
-          deletedAt: null,
-          sequence: recorded.position,
-        };
+        const conversation = newConversationView(conversationId, owner, title, now, recorded.position);
         view.put(CONVERSATIONS, conversation);
         if (title) {
           const text: ConversationTextView = {

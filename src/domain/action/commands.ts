@@ -1,18 +1,8 @@
 import type { Command } from '../shared/index.js';
-import type { RiskLevel } from './events.js';
+import type { ActionRequest } from './events.js';
 
 /** `owner` is who asks (a user name): another user's action is answered as unknown. */
-export type RequestAction = Command<
-  'RequestAction',
-  {
-    actionId: string;
-    owner: string;
-    tool: string;
-    params: Record<string, unknown>;
-    risk: RiskLevel;
-    expiresAt: string;
-  }
->;
+export type RequestAction = Command<'RequestAction', ActionRequest>;
 export type ConfirmAction = Command<'ConfirmAction', { actionId: string; owner: string }>;
 export type RejectAction = Command<
   'RejectAction',

@@ -1,24 +1,18 @@
 import type { Decider, EventDraft } from '../shared/index.js';
 import { InvalidStateError, NotFoundError } from '../shared/index.js';
 import type { ActionCommand } from './commands.js';
-import type { ActionEvent, RiskLevel } from './events.js';
+import type { ActionEvent, ActionRequest } from './events.js';
 
 export type ActionStatus = 'Pending' | 'Confirmed' | 'Rejected' | 'Expired' | 'Executed' | 'Failed';
 
 export type ActionState =
   | { status: 'none' }
-  | {
+  | (ActionRequest & {
       status: ActionStatus;
-      actionId: string;
-      owner: string;
-      tool: string;
-      params: Record<string, unknown>;
-      risk: RiskLevel;
-      expiresAt: string;
       reason: string | null;
       result: unknown;
       error: string | null;
-    };
+    });
 
 type Draft = EventDraft<ActionEvent>;
 type Existing = Exclude<ActionState, { status: 'none' }>;

@@ -3,21 +3,21 @@ import { defineEvents } from '../shared/index.js';
 
 export type RiskLevel = 'low' | 'medium' | 'high';
 
+/** What a pending action is: asked for by `RequestAction`, recorded by `ActionPending`, kept in its state. */
+export type ActionRequest = {
+  actionId: string;
+  owner: string;
+  tool: string;
+  params: Record<string, unknown>;
+  risk: RiskLevel;
+  expiresAt: string;
+};
+
 /**
  * A high-risk tool call of `owner` (a user name) waits for their confirmation until `expiresAt`.
  * Nothing has run yet.
  */
-export type ActionPending = Event<
-  'ActionPending',
-  {
-    actionId: string;
-    owner: string;
-    tool: string;
-    params: Record<string, unknown>;
-    risk: RiskLevel;
-    expiresAt: string;
-  }
->;
+export type ActionPending = Event<'ActionPending', ActionRequest>;
 /** The owner confirmed: the action reactor hands it to a worker, once. */
 export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string }>;
 export type ActionRejected = Event<'ActionRejected', { actionId: string; reason: string | null }>;

@@ -1,6 +1,6 @@
 import type { Conversations } from '../../conversations/conversations.js';
 import type { ConversationView } from '../../projections/conversationsProjection.js';
-import { CONVERSATIONS } from '../../projections/conversationsProjection.js';
+import { CONVERSATIONS, newConversationView } from '../../projections/conversationsProjection.js';
 import { assistantErrorSchema } from '../errorHandler.js';
 import { defineRoute, type Route } from '../route.js';
 import { principalOf } from './auth.js';
@@ -67,17 +67,7 @@ export function conversationRoutes(deps: { conversations: Conversations }): Rout
         const title = body.title?.trim() || null;
         const outcome = await conversations.create(owner, title, caller);
         const now = outcome.appended[0]?.metadata.now ?? new Date().toISOString();
-        const view: ConversationView = {
-          id: outcome.conversationId,
-          owner,
-          title,
-          status: 'Active',
-          messageCount: 0,
-          createdAt: now,
-          lastActivityAt: now,
-          deletedAt: null,
-          sequence: outcome.position,
-        };
+        const view = newConversationView(outcome.conversationId, owner, title, now, outcome.position);
         return { body: envelope(data(view)), position: outcome.position };
       },
     }),
