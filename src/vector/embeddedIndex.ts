@@ -58,15 +58,7 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     if (entry.op === 'upsert') slab.set(entry.id, entry.docId, entry.vector);
     else slab.delete(entry.id);
   };
-  // Where each id was last written in the log: a saved graph knows the ids written after it.
-  const lastWritten = new Map<string, number>();
-  const replayedBytes = replayLog(logPath, dimensions, sidecar.bytes, (entry, end) => {
-    apply(entry);
-    lastWritten.set(entry.id, end);
-  });
-  const log = openLogWriter(logPath, dimensions, replayedBytes);
   let generation = sidecar.generation ?? 0;
-  const here = (): LogPoint => ({ generation, bytes: log.size });
   const graphs = createGraphKeeper({
     folder,
     dimensions,
@@ -74,10 +66,16 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     buildAbove: options.exactBelow,
     threads: options.graphThreads ?? 1,
   });
-  graphs.restore(here(), function* writtenAfter(bytes) {
-    for (const [id, end] of lastWritten) if (end > bytes) yield id;
+  // The ids written after a saved graph's snapshot, collected only when there is such a graph.
+  const savedAt = graphs.savedSnapshotEnd(generation);
+  const writtenAfter = new Set<string>();
+  const replayedBytes = replayLog(logPath, dimensions, sidecar.bytes, (entry, end) => {
+    apply(entry);
+    if (savedAt !== null && end > savedAt) writtenAfter.add(entry.id);
   });
-  lastWritten.clear();
+  const log = openLogWriter(logPath, dimensions, replayedBytes);
+  const here = (): LogPoint => ({ generation, bytes: log.size });
+  graphs.restore(here(), writtenAfter);
   graphs.maybeBuild(here());
   let closed = false;
   let closedLog = false;

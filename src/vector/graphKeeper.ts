@@ -54,6 +54,8 @@ export function createGraphKeeper(options: GraphKeeperOptions) {
     }
   };
   let graph: Graph | null = null;
+  /** The manifest read by `savedSnapshotEnd`, until `restore` takes it up. */
+  let saved: Manifest | null = null;
   let dirty = new Set<string>();
   let building: { since: Set<string>; done: Promise<void>; cancel(): Promise<void> } | null = null;
   let nextBuildAt = 0;
@@ -74,8 +76,10 @@ export function createGraphKeeper(options: GraphKeeperOptions) {
       .then((saved) => {
         if (closed) return;
         const manifest: Manifest = { ...point, file, saved, dimensions, ids: snapshot.ids };
-        writeFileSync(`${manifestFile}.partial`, JSON.stringify(manifest), { flush: true });
-        renameSync(`${manifestFile}.partial`, manifestFile);
+        // Named by process, as the checkpoint's is (processes sharing DATA_DIR).
+        const temporary = `${manifestFile}.${process.pid}.partial`;
+        writeFileSync(temporary, JSON.stringify(manifest), { flush: true });
+        renameSync(temporary, manifestFile);
         graph = viewGraph(join(folder, file), saved, dimensions, snapshot.ids);
         dirty = since;
         // A mapped file stays readable after its name is removed, until the old graph is collected.
@@ -96,22 +100,31 @@ export function createGraphKeeper(options: GraphKeeperOptions) {
 
   return {
     /**
-     * Takes up a saved graph whose snapshot the log still holds; `writtenAfter` names the ids the
-     * log wrote after that point (they become dirty). A graph of another log generation is dropped.
+     * Where the saved graph that could serve this log generation ends in the log, or null when there
+     * is none: asked before the log is replayed, so that only the ids written after it are collected.
      */
-    restore(point: LogPoint, writtenAfter: (bytes: number) => Iterable<string>): void {
-      const manifest = readManifest(manifestFile);
-      const current =
-        manifest !== null &&
-        manifest.dimensions === dimensions &&
-        manifest.generation === point.generation &&
-        manifest.bytes <= point.bytes &&
-        existsSync(join(folder, manifest.file));
-      removeGraphsBut(current ? manifest.file : null);
-      if (!current) return;
+    savedSnapshotEnd(generation: number): number | null {
+      saved = readManifest(manifestFile);
+      const usable =
+        saved !== null &&
+        saved.dimensions === dimensions &&
+        saved.generation === generation &&
+        existsSync(join(folder, saved.file));
+      if (!usable) saved = null;
+      return saved?.bytes ?? null;
+    },
+    /**
+     * Takes up the saved graph found by `savedSnapshotEnd` if the log still holds its snapshot;
+     * `writtenAfter` are the ids the log wrote after it (they become dirty). Any other graph file goes.
+     */
+    restore(point: LogPoint, writtenAfter: Iterable<string>): void {
+      const manifest = saved !== null && saved.bytes <= point.bytes ? saved : null;
+      saved = null;
+      removeGraphsBut(manifest?.file ?? null);
+      if (!manifest) return;
       try {
         graph = viewGraph(join(folder, manifest.file), manifest.saved, dimensions, manifest.ids);
-        dirty = new Set(writtenAfter(manifest.bytes));
+        dirty = new Set(writtenAfter);
       } catch (error) {
         // A damaged graph file: the next build replaces it.
         lastError = `saved graph unreadable: ${(error as Error).message}`;
