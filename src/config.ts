@@ -48,6 +48,10 @@ export interface Config {
   /** Retries of a remote model call after a 429, 5xx or lost connection. */
   modelRetries: number;
   llmMaxTokens: number;
+  /** How LLM_MODEL chooses tools in chat: the `tools` wire format, or constrained JSON. */
+  llmToolCalling: 'native' | 'json';
+  chatMaxToolRounds: number;
+  chatTurnTimeoutMs: number;
   /** Null: the local embedder. */
   embeddingModel: string | null;
   embeddingBaseUrl: string | null;
@@ -223,6 +227,23 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'LLM_MAX_TOKENS',
     default: '1024',
     meaning: 'Most tokens LLM_MODEL may generate for one answer (it then stops with finish reason `length`).',
+  },
+  {
+    name: 'LLM_TOOL_CALLING',
+    default: 'native',
+    meaning:
+      "How LLM_MODEL calls the Assistant API's tools: `native` (the OpenAI `tools` wire format) or `json` (constrained JSON through `response_format`, for models that cannot emit tool calls). Without LLM_MODEL, chat runs in local mode.",
+  },
+  {
+    name: 'CHAT_MAX_TOOL_ROUNDS',
+    default: '4',
+    meaning: 'Model rounds of one chat turn that may call tools; the next round must answer.',
+  },
+  {
+    name: 'CHAT_TURN_TIMEOUT_MS',
+    default: '300000',
+    meaning:
+      'The longest one chat turn (model rounds and tool calls) may run; it then ends with an `error` (504 for chat_with_tools).',
   },
   {
     name: 'VISION_MODEL',
@@ -656,6 +677,9 @@ export function loadConfig(env: Env = process.env): Config {
     modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 100, 600_000),
     modelRetries: integer(env, 'MODEL_RETRIES', 0, 10),
     llmMaxTokens: integer(env, 'LLM_MAX_TOKENS', 1, 1_000_000),
+    llmToolCalling: oneOf(env, 'LLM_TOOL_CALLING', ['native', 'json'] as const),
+    chatMaxToolRounds: integer(env, 'CHAT_MAX_TOOL_ROUNDS', 0, 20),
+    chatTurnTimeoutMs: integer(env, 'CHAT_TURN_TIMEOUT_MS', 1_000, 3_600_000),
     parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),
     parseTimeoutMs: integer(env, 'PARSE_TIMEOUT_MS', 1_000, 3_600_000),
     parseMaxMemoryMb: integer(env, 'PARSE_MAX_MEMORY_MB', 128, 65_536),

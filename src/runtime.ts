@@ -48,6 +48,8 @@ import { builtinTools } from './tools/builtinTools.js';
 import { createToolRegistry } from './tools/registry.js';
 import { toolJob } from './tools/toolJob.js';
 import { createTools, type Tools as AssistantTools } from './tools/tools.js';
+import { createChat, DEFAULT_SYSTEM_PROMPT, type Chat } from './chat/chat.js';
+import { createLiveTurns } from './chat/liveTurns.js';
 import { createUsers, type Users } from './users/users.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
@@ -113,6 +115,7 @@ export interface Runtime {
   conversationPurge: ConversationPurgeScheduler;
   /** The assistant's tools, their calls and the pending actions that wait for confirmation. */
   tools: AssistantTools;
+  chat: Chat;
   /** Per-user request limits of the Assistant API, and the policy of each class. */
   rateLimits: { limiter: RateLimiter; policies: Record<RateLimitClass, RateLimitPolicy> };
 }
@@ -300,6 +303,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     newId: randomUUID,
     actionExpiryMs: config.actionExpiryMs,
   });
+  const chat = createChat({
+    conversations,
+    tools,
+    chatModel: models.chatModel,
+    mode: config.llmModel && config.openaiBaseUrl ? config.llmToolCalling : 'local',
+    live: createLiveTurns(),
+    log: log.child({ component: 'chat' }),
+    maxToolRounds: config.chatMaxToolRounds,
+    turnTimeoutMs: config.chatTurnTimeoutMs,
+    systemPrompt: async () => DEFAULT_SYSTEM_PROMPT,
+  });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
@@ -390,6 +404,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     conversations,
     conversationPurge,
     tools,
+    chat,
     rateLimits: {
       limiter: rateLimiter,
       policies: {

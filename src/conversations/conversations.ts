@@ -6,6 +6,7 @@ import type {
   MessageRole,
   ToolCallRef,
   ToolResultRef,
+  TurnEnd,
 } from '../domain/conversation/events.js';
 import { NotFoundError } from '../domain/shared/index.js';
 import { normalizeForIndex } from '../parsing/clean/normalize.js';
@@ -29,6 +30,8 @@ export interface NewMessage {
   toolCalls?: ToolCallRef[];
   toolResult?: ToolResultRef;
   attachments?: AttachmentRef[];
+  turnId?: string;
+  turnEnd?: TurnEnd;
 }
 
 export interface SearchHitView {

@@ -54,6 +54,7 @@ export type AppDeps = Pick<
   | 'sessions'
   | 'conversations'
   | 'tools'
+  | 'chat'
   | 'rateLimits'
 >;
 
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       sessions: deps.sessions,
       conversations: deps.conversations,
       tools: deps.tools,
+      chat: deps.chat,
     }),
     ...(options.assistantRoutes ?? []),
   ];

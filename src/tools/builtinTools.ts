@@ -125,6 +125,8 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
             title: hit.document.title,
             score: round(hit.score),
           })),
+          // What the answering model read and wrote: a chat turn counts it in its tokens_used.
+          tokens_used: answer.usage,
         };
       },
     },

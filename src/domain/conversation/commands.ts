@@ -1,5 +1,5 @@
 import type { Command } from '../shared/index.js';
-import type { AttachmentRef, MessageRole, ToolCallRef, ToolResultRef } from './events.js';
+import type { AttachmentRef, MessageRole, ToolCallRef, ToolResultRef, TurnEnd } from './events.js';
 
 /** `owner` is who asks (a user name): a conversation of someone else is answered as unknown. */
 export type CreateConversation = Command<
@@ -17,6 +17,8 @@ export type AppendMessage = Command<
     toolCalls?: ToolCallRef[];
     toolResult?: ToolResultRef;
     attachments?: AttachmentRef[];
+    turnId?: string;
+    turnEnd?: TurnEnd;
   }
 >;
 export type DeleteConversation = Command<'DeleteConversation', { conversationId: string; owner: string }>;

@@ -26,6 +26,16 @@ export interface AttachmentRef {
   sizeBytes: number;
 }
 
+/**
+ * How an assistant turn ended, on the turn's last message: what the model and tools consumed, why it
+ * stopped, and the failure when it failed (the message's content is then what was said before it).
+ */
+export interface TurnEnd {
+  tokensUsed: { input: number; output: number; total: number };
+  finishReason: string;
+  error?: { type: string; message: string };
+}
+
 /** A conversation of `owner` (a user name) began. */
 export type ConversationCreated = Event<
   'ConversationCreated',
@@ -34,7 +44,9 @@ export type ConversationCreated = Event<
 /**
  * One message, numbered 1, 2, 3… in its conversation without gaps (`sequence`), so a page of
  * history is a lookup of consecutive keys. Tool calls, tool results and attachment references are
- * optional and present only on the messages that have them.
+ * optional and present only on the messages that have them. A chat turn's messages carry `turnId`
+ * (the id of the user message that began it); its last one carries `turnEnd`, so a stream of the
+ * turn can be replayed from the log alone.
  */
 export type MessageAppended = Event<
   'MessageAppended',
@@ -47,6 +59,8 @@ export type MessageAppended = Event<
     toolCalls?: ToolCallRef[];
     toolResult?: ToolResultRef;
     attachments?: AttachmentRef[];
+    turnId?: string;
+    turnEnd?: TurnEnd;
   }
 >;
 /** Soft deletion: hidden from listing and search, restorable until purged. */

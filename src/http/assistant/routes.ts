@@ -2,7 +2,9 @@ import type { Config } from '../../config.js';
 import type { Conversations } from '../../conversations/conversations.js';
 import type { SessionStore } from '../../users/sessions.js';
 import type { Users } from '../../users/users.js';
+import type { Chat } from '../../chat/chat.js';
 import type { Route } from '../route.js';
+import { chatRoutes } from './chatRoutes.js';
 import { conversationRoutes } from './conversationRoutes.js';
 import { sessionRoutes } from './sessionRoutes.js';
 import { settingsRoutes } from './settingsRoutes.js';
@@ -17,6 +19,7 @@ export function assistantApiRoutes(deps: {
   sessions: SessionStore;
   conversations: Conversations;
   tools: Tools;
+  chat: Chat;
 }): Route[] {
   return [
     ...sessionRoutes({
@@ -29,5 +32,11 @@ export function assistantApiRoutes(deps: {
     ...settingsRoutes({ config: deps.config, version: deps.version }),
     ...conversationRoutes({ conversations: deps.conversations }),
     ...toolRoutes({ tools: deps.tools }),
+    ...chatRoutes({
+      chat: deps.chat,
+      sseKeepAliveMs: deps.config.sseKeepAliveMs,
+      maxTokensLimit: deps.config.llmMaxTokens,
+      resumeWaitMs: deps.config.chatTurnTimeoutMs,
+    }),
   ];
 }

@@ -1,0 +1,494 @@
+import type { Caller } from '../commands/context.js';
+import type { Conversations } from '../conversations/conversations.js';
+import type { AttachmentRef, ToolCallRef } from '../domain/conversation/events.js';
+import { DomainError, NotFoundError } from '../domain/shared/index.js';
+import type { Logger } from '../log.js';
+import type { ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolDefinition } from '../models/chatModel.js';
+import { ModelError } from '../models/modelError.js';
+import type { MessageView } from '../projections/conversationsProjection.js';
+import type { Tool } from '../tools/registry.js';
+import type { Tools } from '../tools/tools.js';
+import { parseToolChoice, toolChoiceFormat, toolChoiceInstructions } from './jsonToolChoice.js';
+import { LiveTurn, type LiveTurns } from './liveTurns.js';
+import { localAnswer, planLocalCall } from './localPlanner.js';
+import {
+  callStatus,
+  citationsOf,
+  toolMessageContent,
+  uniqueCitations,
+  type Citation,
+  type ToolResultData,
+  type TurnToolCall,
+} from './turnEvents.js';
+
+/**
+ * How the model chooses tools: `native` (the OpenAI `tools` wire format), `json` (the constrained
+ * JSON fallback for models that cannot emit tool calls), `local` (the embedded default: no model
+ * that chooses, rules instead — see localPlanner.ts).
+ */
+export type ToolCallingMode = 'native' | 'json' | 'local';
+
+/** What a tool call may do under the assistant's settings: run, wait for confirmation, or not exist. */
+export type ToolPolicy = 'auto' | 'confirm' | 'disabled';
+
+export interface TurnRequest {
+  owner: string;
+  caller: Caller;
+  /** Null: a new conversation, titled from the message. */
+  conversationId: string | null;
+  message: string;
+  autoExecuteTools: boolean;
+  systemPrompt: string | null;
+  maxTokens: number | null;
+  /** Files the message carries, by hash, and the text read from them (context for the model). */
+  attachments?: ReadonlyArray<AttachmentRef & { text: string }>;
+  /** Images for a model that accepts them, as data URIs. */
+  images?: readonly string[];
+}
+
+export interface ChatOptions {
+  conversations: Conversations;
+  tools: Tools;
+  chatModel: ChatModel;
+  mode: ToolCallingMode;
+  live: LiveTurns;
+  log: Logger;
+  /** Model rounds that may call tools before the model must answer. */
+  maxToolRounds: number;
+  /** The longest a turn may run (model rounds and tools together). */
+  turnTimeoutMs: number;
+  /** The assistant's own instructions when the request gives none (settings may change them). */
+  systemPrompt: () => Promise<string>;
+  /** What the settings allow each tool; by default high risk waits for confirmation. */
+  toolPolicy?: (tool: Tool) => Promise<ToolPolicy>;
+}
+
+export const DEFAULT_SYSTEM_PROMPT =
+  "You are Archivist, an organisation's assistant. Use the tools to look facts up in the knowledge " +
+  'base rather than guessing, cite the documents you used, and say so when you cannot find something. ' +
+  'Answer in the language of the question.';
+
+/** Earlier messages a turn gives the model (user questions and final answers). */
+const HISTORY_MESSAGES = 20;
+/** The most of a tool result the model reads back, in characters. */
+const TOOL_RESULT_CHARS = 6_000;
+/** Characters of the first message a new conversation takes as its title. */
+const TITLE_CHARS = 80;
+
+const defaultPolicy = async (tool: Tool): Promise<ToolPolicy> => (tool.risk === 'high' ? 'confirm' : 'auto');
+
+function titleFrom(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length <= TITLE_CHARS ? line : `${line.slice(0, TITLE_CHARS - 1).trimEnd()}…`;
+}
+
+function addUsage(total: TokenUsage, more: TokenUsage | undefined): void {
+  if (!more) return;
+  total.input += more.input;
+  total.output += more.output;
+  total.total += more.total;
+}
+
+/** The usage a tool reports of its own model (query_knowledge's answering model). */
+function toolUsage(result: unknown): TokenUsage | undefined {
+  const usage = (result as { tokens_used?: TokenUsage } | null)?.tokens_used;
+  return usage && typeof usage.input === 'number' && typeof usage.output === 'number' ? usage : undefined;
+}
+
+function userContent(request: TurnRequest): string {
+  const files = request.attachments ?? [];
+  if (files.length === 0) return request.message;
+  const parts = files.map((file) => `[Attached file: ${file.name}]\n${file.text}`);
+  return `${request.message}\n\n${parts.join('\n\n')}`;
+}
+
+/** The conversation so far as a model reads it: questions and final answers, without tool traffic. */
+function historyMessages(messages: readonly MessageView[]): ChatMessage[] {
+  return messages.flatMap((message): ChatMessage[] => {
+    if (message.role === 'user') return [{ role: 'user', content: message.content }];
+    if (message.role === 'assistant' && message.turnEnd && !message.turnEnd.error && message.content) {
+      return [{ role: 'assistant', content: message.content }];
+    }
+    return [];
+  });
+}
+
+function errorOf(raw: unknown): { type: string; message: string } {
+  if (raw instanceof ModelError) return { type: `model_${raw.code}`, message: raw.message };
+  if (raw instanceof DomainError) return { type: raw.code, message: raw.message };
+  if (raw instanceof Error && raw.name === 'TimeoutError') {
+    return { type: 'turn_timeout', message: 'the answer took too long' };
+  }
+  return { type: 'internal_error', message: 'the answer failed' };
+}
+
+/**
+ * Chat turns: a user message, the tool rounds it leads to, and the answer, each step appended to
+ * the conversation as it happens and emitted to whoever follows the turn. The same turn serves
+ * `chat_with_tools` (which waits for the end) and `stream_ai_response` (which follows it); it runs to
+ * its end even when the client goes, so its answer is in the conversation and a reconnecting client
+ * resumes it.
+ */
+export function createChat(options: ChatOptions) {
+  const { conversations, tools, chatModel, mode, live, log } = options;
+  const policyOf = options.toolPolicy ?? defaultPolicy;
+
+  /** The tools this turn may use, with their policies (disabled ones are not offered). */
+  async function availableTools(): Promise<Map<string, { tool: Tool; policy: ToolPolicy }>> {
+    const entries = await Promise.all(
+      tools.registry.list().map(async (tool) => ({ tool, policy: await policyOf(tool) })),
+    );
+    return new Map(
+      entries.filter((entry) => entry.policy !== 'disabled').map((entry) => [entry.tool.name, entry]),
+    );
+  }
+
+  async function runCall(
+    request: TurnRequest,
+    available: Map<string, { tool: Tool; policy: ToolPolicy }>,
+    call: ToolCallRef,
+    signal: AbortSignal,
+  ): Promise<ToolResultData> {
+    const base = { tool_call_id: call.id, name: call.name };
+    const entry = available.get(call.name);
+    if (!entry) {
+      return {
+        ...base,
+        success: false,
+        result: null,
+        execution_time_ms: 0,
+        error: { type: 'tool_not_found', message: `No tool named ${call.name}` },
+      };
+    }
+    const checked = tools.registry.validate(call.name, call.arguments);
+    if (!checked.ok) {
+      const detail = checked.issues
+        .map((issue) => `${issue.field || 'arguments'} ${issue.message}`)
+        .join('; ');
+      return {
+        ...base,
+        success: false,
+        result: null,
+        execution_time_ms: 0,
+        error: { type: 'validation_error', message: detail },
+      };
+    }
+    if (entry.policy === 'confirm') {
+      const requested = await tools.request(request.owner, call.name, checked.params, request.caller);
+      return {
+        ...base,
+        success: false,
+        result: null,
+        execution_time_ms: 0,
+        requires_confirmation: true,
+        action_id: requested.actionId,
+      };
+    }
+    const started = Date.now();
+    const { taskId, outcome } = await tools.execute(
+      request.owner,
+      call.name,
+      checked.params,
+      request.caller,
+      signal,
+    );
+    if (outcome.state === 'running') {
+      return {
+        ...base,
+        success: false,
+        result: { task_id: taskId },
+        execution_time_ms: Date.now() - started,
+        error: { type: 'tool_timeout', message: `${call.name} still runs as task ${taskId}` },
+      };
+    }
+    return {
+      ...base,
+      success: outcome.success,
+      result: outcome.result,
+      execution_time_ms: outcome.executionTimeMs,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+  }
+
+  /** One turn's work after its user message is stored: rounds of model and tools, then the answer. */
+  async function run(request: TurnRequest, turn: LiveTurn, signal: AbortSignal): Promise<void> {
+    const { owner, caller } = request;
+    const conversationId = turn.conversationId;
+    const usage: TokenUsage = { input: 0, output: 0, total: 0 };
+    const calls: TurnToolCall[] = [];
+    const citations: Citation[] = [];
+    let pending = ''; // content emitted since the last stored message
+    let finishReason = 'stop';
+    let round = 0;
+
+    const append = (message: Parameters<Conversations['append']>[2]) =>
+      conversations.append(owner, conversationId, { ...message, turnId: turn.turnId }, caller);
+    const say = (text: string): void => {
+      if (!text) return;
+      pending += text;
+      turn.emit({ event: 'content', data: { content: text } });
+    };
+    /** Stores a round's tool calls (with the content said before them), then runs each in turn. */
+    async function callTools(
+      proposed: ToolCallRef[],
+      available: Map<string, { tool: Tool; policy: ToolPolicy }>,
+    ): Promise<ToolResultData[]> {
+      await append({ role: 'assistant', content: pending, toolCalls: proposed });
+      pending = '';
+      const results: ToolResultData[] = [];
+      for (const call of proposed) {
+        turn.emit({
+          event: 'tool_start',
+          data: { tool_call_id: call.id, name: call.name, arguments: call.arguments },
+        });
+        const result = await runCall(request, available, call, signal);
+        await append({
+          role: 'tool',
+          content: toolMessageContent(result),
+          toolResult: { toolCallId: call.id, name: call.name, success: result.success },
+        });
+        turn.emit({ event: 'tool_result', data: result });
+        calls.push({ ...call, status: callStatus(result) });
+        citations.push(...citationsOf(result));
+        addUsage(usage, toolUsage(result.result));
+        results.push(result);
+      }
+      return results;
+    }
+    const callId = (): string => `call_${turn.turnSequence}_${++round}_${calls.length + 1}`;
+
+    try {
+      const available = await availableTools();
+      if (mode === 'local') {
+        const planned = planLocalCall(request.message, new Set(available.keys()));
+        if (planned) {
+          const call: ToolCallRef = { id: callId(), ...planned };
+          if (!request.autoExecuteTools) {
+            await finish([{ ...call }], 'tool_calls');
+            return;
+          }
+          const [result] = await callTools([call], available);
+          // Word by word, as a model streams: a client shows the answer as it comes either way.
+          for (const piece of localAnswer(planned, result!).split(/(?<=\s)/)) say(piece);
+        } else {
+          say('No tool is available to answer this.');
+        }
+        await finish([], 'stop');
+        return;
+      }
+
+      const definitions: ToolDefinition[] = [...available.values()].map(({ tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.params,
+      }));
+      const system = request.systemPrompt ?? (await options.systemPrompt());
+      const history = await conversations.history(owner, conversationId, {
+        offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
+        limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
+      });
+      const messages: ChatMessage[] = [
+        { role: 'system', content: system },
+        ...historyMessages(history.messages),
+        { role: 'user', content: userContent(request) },
+      ];
+      const base: Omit<ChatRequest, 'messages'> = {
+        signal,
+        ...(request.maxTokens !== null ? { maxTokens: request.maxTokens } : {}),
+      };
+
+      if (mode === 'native') {
+        for (let rounds = 0; ; rounds += 1) {
+          const last = rounds >= options.maxToolRounds || definitions.length === 0;
+          const completion = await streamRound({
+            ...base,
+            messages,
+            ...(last ? {} : { tools: definitions, toolChoice: 'auto' as const }),
+          });
+          if (completion.toolCalls.length === 0 || last) {
+            finishReason = completion.finishReason;
+            break;
+          }
+          const proposed = completion.toolCalls.map((call): ToolCallRef => ({
+            id: call.id,
+            name: call.name,
+            arguments: parseArguments(call.arguments),
+          }));
+          if (!request.autoExecuteTools) {
+            await finish(proposed, 'tool_calls');
+            return;
+          }
+          messages.push({ role: 'assistant', content: pending, toolCalls: completion.toolCalls });
+          const results = await callTools(proposed, available);
+          for (const result of results) {
+            messages.push({ role: 'tool', toolCallId: result.tool_call_id, content: forModel(result) });
+          }
+        }
+      } else {
+        const choosing = `${system}\n\n${toolChoiceInstructions(definitions)}`;
+        for (let rounds = 0; rounds < options.maxToolRounds && definitions.length > 0; rounds += 1) {
+          const choice = await chatModel.complete({
+            ...base,
+            maxTokens: 256,
+            messages: [{ role: 'system', content: choosing }, ...messages.slice(1)],
+            responseFormat: toolChoiceFormat(definitions),
+          });
+          addUsage(usage, choice.usage);
+          const parsed = parseToolChoice(choice.content);
+          if (parsed.kind !== 'call') {
+            if (parsed.kind === 'invalid')
+              log.warn({ reason: parsed.reason }, 'model ignored the tool-choice format');
+            break;
+          }
+          const call: ToolCallRef = { id: callId(), name: parsed.name, arguments: parsed.arguments };
+          if (!request.autoExecuteTools) {
+            await finish([call], 'tool_calls');
+            return;
+          }
+          const [result] = await callTools([call], available);
+          messages.push({
+            role: 'assistant',
+            content: JSON.stringify({ tool: call.name, arguments: call.arguments }),
+          });
+          messages.push({ role: 'user', content: `Result of ${call.name}:\n${forModel(result!)}` });
+        }
+        const answer = await streamRound({ ...base, messages });
+        finishReason = answer.finishReason;
+      }
+      await finish([], finishReason);
+    } catch (raw) {
+      const error = errorOf(raw);
+      if (error.type === 'internal_error') log.error({ err: raw }, 'chat turn failed');
+      else log.info({ error }, 'chat turn ended with an error');
+      const messageId = await append({
+        role: 'assistant',
+        content: pending,
+        turnEnd: { tokensUsed: { ...usage }, finishReason: 'error', error },
+      })
+        .then((stored) => stored.messageId)
+        .catch(() => '');
+      turn.emit({
+        event: 'error',
+        data: { error: error.type, detail: error.message, message_id: messageId },
+      });
+    }
+
+    async function streamRound(chatRequest: ChatRequest) {
+      for await (const part of chatModel.stream(chatRequest)) {
+        if (part.type === 'delta') say(part.content);
+        else {
+          addUsage(usage, part.completion.usage);
+          return part.completion;
+        }
+      }
+      throw new ModelError('bad_response', 'the model stream ended without an answer');
+    }
+
+    /** Stores the turn's last message (what was said since the last one, and the proposed calls). */
+    async function finish(proposed: ToolCallRef[], reason: string): Promise<void> {
+      const stored = await append({
+        role: 'assistant',
+        content: pending,
+        ...(proposed.length > 0 ? { toolCalls: proposed } : {}),
+        turnEnd: { tokensUsed: { ...usage }, finishReason: reason },
+      });
+      pending = '';
+      for (const call of proposed) calls.push({ ...call, status: 'proposed' });
+      turn.emit({
+        event: 'done',
+        data: {
+          conversation_id: conversationId,
+          message_id: stored.messageId,
+          tokens_used: { ...usage },
+          finish_reason: reason,
+          tool_calls: calls,
+          citations: uniqueCitations(citations),
+        },
+      });
+    }
+  }
+
+  return {
+    mode,
+    modelName: chatModel.name,
+    live,
+    /**
+     * Stores the user's message (creating the conversation when none is given) and starts the turn.
+     * Anything wrong with the request (unknown or deleted conversation) throws here, before a
+     * response has begun; what goes wrong later ends the turn with an `error` event.
+     */
+    async start(request: TurnRequest): Promise<LiveTurn> {
+      let conversationId = request.conversationId;
+      if (conversationId === null) {
+        const created = await conversations.create(request.owner, titleFrom(request.message), request.caller);
+        conversationId = created.conversationId;
+      } else {
+        await conversations.get(request.owner, conversationId);
+      }
+      const attachments = (request.attachments ?? []).map(({ text: _text, ...ref }) => ref);
+      const stored = await conversations.append(
+        request.owner,
+        conversationId,
+        {
+          role: 'user',
+          content: userContent(request),
+          ...(attachments.length > 0 ? { attachments } : {}),
+        },
+        request.caller,
+      );
+      const turn = new LiveTurn(conversationId, stored.sequence, stored.messageId);
+      live.add(turn);
+      const signal = AbortSignal.timeout(options.turnTimeoutMs);
+      void run({ ...request, conversationId }, turn, signal).finally(() => {
+        if (!turn.ended)
+          turn.emit({
+            event: 'error',
+            data: { error: 'internal_error', detail: 'the answer failed', message_id: '' },
+          });
+        live.release(turn);
+      });
+      return turn;
+    },
+    /** The owner's turn by its conversation and user-message sequence, for a resuming client. */
+    async turnMessages(owner: string, conversationId: string, turnSequence: number) {
+      const page = await conversations.history(owner, conversationId, {
+        offset: turnSequence - 1,
+        limit: 200,
+      });
+      const [first, ...rest] = page.messages;
+      if (!first || first.sequence !== turnSequence || first.role !== 'user') {
+        throw new NotFoundError(
+          'turn_not_found',
+          `No answer ${turnSequence} in conversation ${conversationId}`,
+        );
+      }
+      return rest.filter((message) => message.turnId === first.messageId);
+    },
+  };
+}
+
+export type Chat = ReturnType<typeof createChat>;
+
+/** A tool call's arguments as the model wrote them; broken JSON becomes an empty object (then invalid). */
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Left to validation: the tool result tells the model its arguments were wrong.
+  }
+  return {};
+}
+
+/** A tool result as the model reads it back: JSON, cut to a bounded length. */
+function forModel(result: ToolResultData): string {
+  const text = JSON.stringify({
+    success: result.success,
+    result: result.result,
+    ...(result.error ? { error: result.error } : {}),
+    ...(result.requires_confirmation
+      ? { requires_confirmation: true, action_id: result.action_id, note: 'waits for the user to confirm' }
+      : {}),
+  });
+  return text.length <= TOOL_RESULT_CHARS ? text : `${text.slice(0, TOOL_RESULT_CHARS)}…`;
+}

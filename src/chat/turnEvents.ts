@@ -1,0 +1,216 @@
+import type { MessageView } from '../projections/conversationsProjection.js';
+
+export interface TokensUsed {
+  input: number;
+  output: number;
+  total: number;
+}
+
+/** A tool call as a chat answer reports it, whether it ran, waits for confirmation, or was only proposed. */
+export interface TurnToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** `proposed`: not run (auto_execute_tools false); `pending_confirmation`: a pending action. */
+  status: 'executed' | 'failed' | 'pending_confirmation' | 'proposed';
+}
+
+/** What `tool_result` carries: the `execute_tool` result fields, with the call they answer. */
+export interface ToolResultData {
+  tool_call_id: string;
+  name: string;
+  success: boolean;
+  result: unknown;
+  execution_time_ms: number;
+  error?: { type: string; message: string };
+  requires_confirmation?: boolean;
+  action_id?: string;
+}
+
+export interface Citation {
+  doc_id: string;
+  title: string | null;
+  score: number;
+}
+
+export interface TurnDone {
+  conversation_id: string;
+  message_id: string;
+  tokens_used: TokensUsed;
+  finish_reason: string;
+  tool_calls: TurnToolCall[];
+  citations: Citation[];
+}
+
+/**
+ * What a chat turn emits, in order, as `stream_ai_response` sends it: `content` deltas,
+ * `tool_start`/`tool_result` pairs (one call at a time), then `done` or `error`.
+ */
+export type TurnEvent =
+  | { event: 'content'; data: { content: string } }
+  | { event: 'tool_start'; data: { tool_call_id: string; name: string; arguments: Record<string, unknown> } }
+  | { event: 'tool_result'; data: ToolResultData }
+  | { event: 'done'; data: TurnDone }
+  | { event: 'error'; data: { error: string; detail: string; message_id: string } };
+
+/**
+ * How far into a turn a client has read, counted in units: one per character of content (UTF-16
+ * code units) and one per other event. Content cut anywhere resumes exactly there, so a resumed
+ * stream has neither gaps nor repeats whatever deltas the first one was cut into.
+ */
+export function unitsOf(event: TurnEvent): number {
+  return event.event === 'content' ? event.data.content.length : 1;
+}
+
+/** An SSE event id: the conversation, the sequence of the turn's user message, and units read. */
+export interface TurnCursor {
+  conversationId: string;
+  turnSequence: number;
+  units: number;
+}
+
+export function formatCursor(cursor: TurnCursor): string {
+  return `${cursor.conversationId}:${cursor.turnSequence}:${cursor.units}`;
+}
+
+/** The cursor in a `Last-Event-ID`, or null when it is not one of ours. */
+export function parseCursor(value: string | undefined): TurnCursor | null {
+  const match = /^([A-Za-z0-9_-]{1,128}):([1-9][0-9]{0,9}):(0|[1-9][0-9]{0,12})$/.exec(value?.trim() ?? '');
+  if (!match) return null;
+  return { conversationId: match[1]!, turnSequence: Number(match[2]), units: Number(match[3]) };
+}
+
+/** The events after `units` of `events`, a content event cut where the client stopped reading. */
+export function eventsAfter(events: readonly TurnEvent[], units: number): TurnEvent[] {
+  const rest: TurnEvent[] = [];
+  let seen = 0;
+  for (const event of events) {
+    const size = unitsOf(event);
+    if (seen >= units) rest.push(event);
+    else if (event.event === 'content' && seen + size > units) {
+      rest.push({ event: 'content', data: { content: event.data.content.slice(units - seen) } });
+    }
+    seen += size;
+  }
+  return rest;
+}
+
+/** The tool message's content: the `tool_result` data as JSON, so a replay sends it as it was. */
+export function toolMessageContent(result: ToolResultData): string {
+  return JSON.stringify(result);
+}
+
+function parseToolResult(message: MessageView): ToolResultData {
+  try {
+    const parsed = JSON.parse(message.content) as ToolResultData;
+    if (parsed && typeof parsed === 'object' && typeof parsed.tool_call_id === 'string') return parsed;
+  } catch {
+    // A tool message not written by a chat turn: answered from its reference below.
+  }
+  return {
+    tool_call_id: message.toolResult?.toolCallId ?? '',
+    name: message.toolResult?.name ?? '',
+    success: message.toolResult?.success ?? false,
+    result: message.content,
+    execution_time_ms: 0,
+  };
+}
+
+/**
+ * A turn's events rebuilt from its stored messages (the user message excluded), in the order the
+ * turn emitted them; `ended` once its last message is among them. The same function serves a client
+ * that resumes after the turn's process has gone.
+ */
+export function turnEventsFromMessages(
+  conversationId: string,
+  messages: readonly MessageView[],
+): { events: TurnEvent[]; ended: boolean } {
+  const events: TurnEvent[] = [];
+  const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
+  const allCalls: TurnToolCall[] = [];
+  const citations: Citation[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      if (message.content) events.push({ event: 'content', data: { content: message.content } });
+      for (const call of message.toolCalls ?? []) {
+        calls.set(call.id, { name: call.name, arguments: call.arguments });
+        allCalls.push({ ...call, status: 'proposed' });
+      }
+    } else if (message.role === 'tool') {
+      const result = parseToolResult(message);
+      const call = calls.get(result.tool_call_id);
+      events.push({
+        event: 'tool_start',
+        data: {
+          tool_call_id: result.tool_call_id,
+          name: call?.name ?? result.name,
+          arguments: call?.arguments ?? {},
+        },
+      });
+      events.push({ event: 'tool_result', data: result });
+      const listed = allCalls.find((item) => item.id === result.tool_call_id);
+      if (listed) listed.status = callStatus(result);
+      citations.push(...citationsOf(result));
+    }
+    const end = message.turnEnd;
+    if (!end) continue;
+    if (end.error) {
+      events.push({
+        event: 'error',
+        data: { error: end.error.type, detail: end.error.message, message_id: message.messageId },
+      });
+    } else {
+      events.push({
+        event: 'done',
+        data: {
+          conversation_id: conversationId,
+          message_id: message.messageId,
+          tokens_used: end.tokensUsed,
+          finish_reason: end.finishReason,
+          tool_calls: allCalls,
+          citations: uniqueCitations(citations),
+        },
+      });
+    }
+    return { events, ended: true };
+  }
+  return { events, ended: false };
+}
+
+export function callStatus(result: ToolResultData): TurnToolCall['status'] {
+  if (result.requires_confirmation) return 'pending_confirmation';
+  return result.success ? 'executed' : 'failed';
+}
+
+/** The sources a knowledge tool's result names. */
+export function citationsOf(result: ToolResultData): Citation[] {
+  const value = result.result as { sources?: unknown; results?: unknown } | null;
+  if (!value || typeof value !== 'object') return [];
+  const listed = Array.isArray(value.sources)
+    ? value.sources
+    : Array.isArray(value.results)
+      ? value.results
+      : [];
+  return listed.flatMap((item: unknown): Citation[] => {
+    const source = item as { doc_id?: unknown; title?: unknown; score?: unknown };
+    if (typeof source?.doc_id !== 'string') return [];
+    return [
+      {
+        doc_id: source.doc_id,
+        title: typeof source.title === 'string' ? source.title : null,
+        score: typeof source.score === 'number' ? source.score : 0,
+      },
+    ];
+  });
+}
+
+/** One citation per document, its best score kept, in first-cited order. */
+export function uniqueCitations(citations: readonly Citation[]): Citation[] {
+  const byDoc = new Map<string, Citation>();
+  for (const citation of citations) {
+    const known = byDoc.get(citation.doc_id);
+    if (!known) byDoc.set(citation.doc_id, { ...citation });
+    else known.score = Math.max(known.score, citation.score);
+  }
+  return [...byDoc.values()];
+}
