@@ -39,6 +39,19 @@ export const messageSchema = {
     tool_calls: { type: 'array', items: { type: 'object' } },
     tool_result: { type: 'object' },
     attachments: { type: 'array', items: { type: 'object' } },
+    turn_id: {
+      type: 'string',
+      description: 'The user message that began the chat turn this message is part of',
+    },
+    turn_end: {
+      type: 'object',
+      description: "On a chat turn's last message: its token use, why it stopped, and its error if it failed",
+      properties: {
+        tokens_used: { type: 'object' },
+        finish_reason: { type: 'string' },
+        error: { type: 'object' },
+      },
+    },
     created_at: { type: 'string' },
   },
 } as const satisfies Schema;
@@ -82,6 +95,16 @@ export function messageData(message: MessageView) {
             mime_type: attachment.mimeType,
             size_bytes: attachment.sizeBytes,
           })),
+        }
+      : {}),
+    ...(message.turnId ? { turn_id: message.turnId } : {}),
+    ...(message.turnEnd
+      ? {
+          turn_end: {
+            tokens_used: message.turnEnd.tokensUsed,
+            finish_reason: message.turnEnd.finishReason,
+            ...(message.turnEnd.error ? { error: message.turnEnd.error } : {}),
+          },
         }
       : {}),
     created_at: message.createdAt,
