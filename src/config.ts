@@ -50,6 +50,8 @@ export interface Config {
   llmMaxTokens: number;
   /** How LLM_MODEL chooses tools in chat: the `tools` wire format, or constrained JSON. */
   llmToolCalling: 'native' | 'json';
+  /** LLM_MODEL reads images: attachments of multimodal chat are sent as image parts. */
+  llmAcceptsImages: boolean;
   chatMaxToolRounds: number;
   chatTurnTimeoutMs: number;
   /** Null: the local embedder. */
@@ -233,6 +235,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: 'native',
     meaning:
       "How LLM_MODEL calls the Assistant API's tools: `native` (the OpenAI `tools` wire format) or `json` (constrained JSON through `response_format`, for models that cannot emit tool calls). Without LLM_MODEL, chat runs in local mode.",
+  },
+  {
+    name: 'LLM_ACCEPTS_IMAGES',
+    default: 'false',
+    meaning:
+      'Whether LLM_MODEL reads images: PNG and JPEG files of `chat_with_tools_multimodal` are then sent to it as image parts beside their OCR text and description.',
   },
   {
     name: 'CHAT_MAX_TOOL_ROUNDS',
@@ -678,6 +686,7 @@ export function loadConfig(env: Env = process.env): Config {
     modelRetries: integer(env, 'MODEL_RETRIES', 0, 10),
     llmMaxTokens: integer(env, 'LLM_MAX_TOKENS', 1, 1_000_000),
     llmToolCalling: oneOf(env, 'LLM_TOOL_CALLING', ['native', 'json'] as const),
+    llmAcceptsImages: oneOf(env, 'LLM_ACCEPTS_IMAGES', ['true', 'false'] as const) === 'true',
     chatMaxToolRounds: integer(env, 'CHAT_MAX_TOOL_ROUNDS', 0, 20),
     chatTurnTimeoutMs: integer(env, 'CHAT_TURN_TIMEOUT_MS', 1_000, 3_600_000),
     parseWorkers: integer(env, 'PARSE_WORKERS', 1, 64, Math.max(1, Math.min(availableParallelism(), 8))),

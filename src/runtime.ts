@@ -311,6 +311,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     live: createLiveTurns(),
     log: log.child({ component: 'chat' }),
     maxToolRounds: config.chatMaxToolRounds,
+    acceptsImages: config.llmAcceptsImages,
     turnTimeoutMs: config.chatTurnTimeoutMs,
     systemPrompt: async () => DEFAULT_SYSTEM_PROMPT,
   });

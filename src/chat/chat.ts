@@ -1,13 +1,16 @@
 import type { Caller } from '../commands/context.js';
 import type { Conversations } from '../conversations/conversations.js';
-import type { AttachmentRef, ToolCallRef } from '../domain/conversation/events.js';
+import type { ToolCallRef } from '../domain/conversation/events.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import type { ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolDefinition } from '../models/chatModel.js';
+import { NOT_FOUND_ANSWER } from '../models/extractiveChatModel.js';
+import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
 import { ModelError } from '../models/modelError.js';
 import type { MessageView } from '../projections/conversationsProjection.js';
 import type { Tool } from '../tools/registry.js';
 import type { Tools } from '../tools/tools.js';
+import type { ReadAttachment } from './attachments.js';
 import { parseToolChoice, toolChoiceFormat, toolChoiceInstructions } from './jsonToolChoice.js';
 import { LiveTurn, type LiveTurns } from './liveTurns.js';
 import { localAnswer, planLocalCall } from './localPlanner.js';
@@ -40,10 +43,8 @@ export interface TurnRequest {
   autoExecuteTools: boolean;
   systemPrompt: string | null;
   maxTokens: number | null;
-  /** Files the message carries, by hash, and the text read from them (context for the model). */
-  attachments?: ReadonlyArray<AttachmentRef & { text: string }>;
-  /** Images for a model that accepts them, as data URIs. */
-  images?: readonly string[];
+  /** Files the message carries, read by the documents pipeline (see attachments.ts). */
+  attachments?: readonly ReadAttachment[];
 }
 
 export interface ChatOptions {
@@ -59,6 +60,8 @@ export interface ChatOptions {
   turnTimeoutMs: number;
   /** The assistant's own instructions when the request gives none (settings may change them). */
   systemPrompt: () => Promise<string>;
+  /** Whether the model reads images: attached ones are then sent as image parts beside their text. */
+  acceptsImages: boolean;
   /** What the settings allow each tool; by default high risk waits for confirmation. */
   toolPolicy?: (tool: Tool) => Promise<ToolPolicy>;
 }
@@ -261,6 +264,30 @@ export function createChat(options: ChatOptions) {
       const available = await availableTools();
       if (mode === 'local') {
         const planned = planLocalCall(request.message, new Set(available.keys()));
+        // A question about attached files is answered from them first; the knowledge base when they
+        // do not say (the extractive model quotes its sources, and says when none is relevant).
+        const files = request.attachments ?? [];
+        if (files.length > 0 && planned?.name === 'query_knowledge') {
+          const fromFiles = await chatModel.complete({
+            messages: [
+              { role: 'system', content: GROUNDED_SYSTEM_PROMPT },
+              {
+                role: 'user',
+                content: groundedUserMessage(
+                  request.message,
+                  files.map((file) => ({ title: file.name, text: file.text })),
+                ),
+              },
+            ],
+            signal,
+          });
+          addUsage(usage, fromFiles.usage);
+          if (fromFiles.content !== NOT_FOUND_ANSWER) {
+            for (const piece of fromFiles.content.split(/(?<=\s)/)) say(piece);
+            await finish([], 'stop');
+            return;
+          }
+        }
         if (planned) {
           const call: ToolCallRef = { id: callId(), ...planned };
           if (!request.autoExecuteTools) {
@@ -287,10 +314,13 @@ export function createChat(options: ChatOptions) {
         offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
         limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
       });
+      const images = options.acceptsImages
+        ? (request.attachments ?? []).flatMap((file) => (file.image ? [file.image] : []))
+        : [];
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
         ...historyMessages(history.messages),
-        { role: 'user', content: userContent(request) },
+        { role: 'user', content: userContent(request), ...(images.length > 0 ? { images } : {}) },
       ];
       const base: Omit<ChatRequest, 'messages'> = {
         signal,
@@ -425,7 +455,12 @@ export function createChat(options: ChatOptions) {
       } else {
         await conversations.get(request.owner, conversationId);
       }
-      const attachments = (request.attachments ?? []).map(({ text: _text, ...ref }) => ref);
+      const attachments = (request.attachments ?? []).map(({ sha256, name, mimeType, sizeBytes }) => ({
+        sha256,
+        name,
+        mimeType,
+        sizeBytes,
+      }));
       const stored = await conversations.append(
         request.owner,
         conversationId,

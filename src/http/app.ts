@@ -127,6 +127,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       conversations: deps.conversations,
       tools: deps.tools,
       chat: deps.chat,
+      parser: deps.parser,
     }),
     ...(options.assistantRoutes ?? []),
   ];

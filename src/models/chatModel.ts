@@ -18,7 +18,9 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system'; content: string }
+  /** `images`: data or https URIs, for a model that accepts images (sent as image parts). */
+  | { role: 'user'; content: string; images?: readonly string[] }
   /** An assistant turn; `toolCalls` when it asked for tools (its content may then be empty). */
   | { role: 'assistant'; content: string; toolCalls?: readonly ToolCall[] }
   /** The result of one tool call, answering the call with `toolCallId`. */

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -193,6 +194,71 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       const response = await chat(alice, { user_message: 'stats please' }).expect(200);
       expect(response.headers['x-ratelimit-limit']).to.equal('100');
       expect(Number(response.headers['x-ratelimit-remaining'])).to.be.below(100);
+    });
+  });
+
+  describe('chat_with_tools_multimodal', () => {
+    const image = () =>
+      readFile(join(import.meta.dirname, '..', 'fixtures', 'documents', 'image', 'english.png'));
+    const multimodal = (user: TestUser) =>
+      app.http.post(`${API}.chat_with_tools_multimodal`).set('Authorization', user.authorization);
+
+    it('reads an image (OCR) and a document, answers from them, and records each file by hash and name', async () => {
+      const png = await image();
+      const notes = Buffer.from('# Field notes\n\nThe sensor batteries last nine days in winter.\n');
+      const response = await multimodal(alice)
+        .field('user_message', 'How long do the sensor batteries last?')
+        .attach('files[]', png, 'scan.png')
+        .attach('files[]', notes, 'notes.md')
+        .expect(200);
+      const data = dataOf(response);
+      expect(String(data['response'])).to.include('nine days');
+      expect(data['tool_calls']).to.deep.equal([]);
+      const messages = dataOf(await history(alice, String(data['conversation_id'])).expect(200))[
+        'messages'
+      ] as Array<Record<string, unknown>>;
+      const user = messages[0]!;
+      expect(user['attachments']).to.deep.equal([
+        {
+          sha256: createHash('sha256').update(png).digest('hex'),
+          name: 'scan.png',
+          mime_type: 'image/png',
+          size_bytes: png.length,
+        },
+        {
+          sha256: createHash('sha256').update(notes).digest('hex'),
+          name: 'notes.md',
+          mime_type: 'text/markdown',
+          size_bytes: notes.length,
+        },
+      ]);
+      // The OCR text of the image is the model's context, kept with the message.
+      expect(String(user['content']).toLowerCase()).to.include('newspapers');
+    });
+
+    it('falls back to the knowledge base when the files do not answer, and takes a message without files', async () => {
+      const response = await multimodal(alice)
+        .field('user_message', 'How do I install the Riverwatch toolkit?')
+        .attach('files[]', Buffer.from('Unrelated shopping list: apples, pears.'), 'list.txt')
+        .expect(200);
+      expect((dataOf(response)['tool_calls'] as ToolCall[])[0]!.name).to.equal('query_knowledge');
+      expect(String(dataOf(response)['response'])).to.match(/pip install/i);
+      await multimodal(alice).field('user_message', 'show me the documents').expect(200);
+    });
+
+    it('refuses unreadable or too many files before storing anything, and a missing message', async () => {
+      const before = await app.runtime.readModels.count('conversations', {});
+      const broken = await multimodal(alice)
+        .field('user_message', 'What is this?')
+        .attach('files[]', Buffer.from('not a zip at all'), 'report.docx');
+      expect(broken.status).to.be.oneOf([415, 422]);
+      expect(messageOf(broken)).to.include({ success: false, data: null });
+      const many = multimodal(alice).field('user_message', 'Eleven files');
+      for (let index = 0; index < 11; index += 1)
+        many.attach('files[]', Buffer.from(`file ${index}`), `f${index}.txt`);
+      expect((await many).status).to.equal(422);
+      await multimodal(alice).attach('files[]', Buffer.from('x'), 'x.txt').expect(422);
+      expect(await app.runtime.readModels.count('conversations', {})).to.equal(before);
     });
   });
 

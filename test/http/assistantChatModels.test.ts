@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import type { LlamaChatServer } from '../support/llamaChatServer.js';
@@ -203,6 +205,42 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     expect(messages.map((message) => message['role'])).to.deep.equal(['user', 'assistant']);
     expect(messages[1]!['turn_end']).to.deep.include({ finish_reason: 'error' });
     expect((messages[1]!['turn_end'] as { error: { type: string } }).error.type).to.equal('model_rejected');
+  });
+
+  it('sends attached images as image parts only to a model that accepts them, with their text either way', async () => {
+    const png = await readFile(
+      join(import.meta.dirname, '..', 'fixtures', 'documents', 'image', 'english.png'),
+    );
+    script = () => ({ content: 'A page about a library.' });
+    const seeing = await startTestApp({
+      env: { OPENAI_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', LLM_ACCEPTS_IMAGES: 'true' },
+    });
+    try {
+      const carol = await addTestUser(seeing, 'carol');
+      for (const [target, user] of [
+        [app, alice],
+        [seeing, carol],
+      ] as const) {
+        model.requests.length = 0;
+        await target.http
+          .post(`${API}.chat_with_tools_multimodal`)
+          .set('Authorization', user.authorization)
+          .field('user_message', 'What is on this page?')
+          .attach('files[]', png, 'page.png')
+          .expect(200);
+        const content = chatRequests()[0]!.messages.at(-1)!.content;
+        if (target === app) {
+          expect(content).to.be.a('string').and.to.include('[Attached file: page.png]');
+          continue;
+        }
+        const parts = content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+        expect(parts.map((part) => part.type)).to.deep.equal(['text', 'image_url']);
+        expect(parts[0]!.text!.toLowerCase()).to.include('newspapers');
+        expect(parts[1]!.image_url!.url).to.equal(`data:image/png;base64,${png.toString('base64')}`);
+      }
+    } finally {
+      await seeing.stop();
+    }
   });
 
   it('streams native tool rounds: tool_start and tool_result between the content deltas', async () => {

@@ -1,4 +1,6 @@
+import { readAttachments } from '../../chat/attachments.js';
 import type { Chat, TurnRequest } from '../../chat/chat.js';
+import type { ParsePool } from '../../parsing/worker/parsePool.js';
 import type { FollowedEvent, LiveTurn } from '../../chat/liveTurns.js';
 import {
   eventsAfter,
@@ -20,6 +22,9 @@ import { envelope, envelopeSchema } from './envelope.js';
 
 export interface ChatRouteDeps {
   chat: Chat;
+  parser: Pick<ParsePool, 'run'>;
+  /** Largest file a multimodal message may carry (the upload limit). */
+  maxFileBytes: number;
   sseKeepAliveMs: number;
   /** The most tokens a request may ask the model to write. */
   maxTokensLimit: number;
@@ -30,6 +35,11 @@ export interface ChatRouteDeps {
 const TAGS = ['Assistant: chat'];
 const MAX_MESSAGE_CHARS = 32_000;
 const MAX_SYSTEM_PROMPT_CHARS = 8_000;
+/** Files one multimodal message may carry, and what of each the model reads. */
+const MAX_ATTACHMENTS = 10;
+const MAX_ATTACHMENT_TEXT_CHARS = 20_000;
+const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+const FILE_FIELDS = ['files[]', 'files'];
 /** How often a client resuming a turn of another process looks for its next stored step. */
 const RESUME_POLL_MS = 200;
 
@@ -161,6 +171,33 @@ function send(sse: SseStream, cursor: Omit<TurnCursor, 'units'>, followed: Follo
 export function chatRoutes(deps: ChatRouteDeps): Route[] {
   const { chat } = deps;
   const maxTokens = { type: 'integer', minimum: 1, maximum: deps.maxTokensLimit } as const;
+  const chatBody = {
+    type: 'object',
+    required: ['user_message'],
+    properties: {
+      user_message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, pattern: '\\S' },
+      conversation_id: { type: ['string', 'null'], minLength: 1, maxLength: 128 },
+      auto_execute_tools: { type: 'boolean', default: true },
+      system_prompt: { type: ['string', 'null'], maxLength: MAX_SYSTEM_PROMPT_CHARS },
+      max_tokens: { ...maxTokens, type: ['integer', 'null'] },
+    },
+  } as const;
+  type ChatBody = {
+    user_message: string;
+    conversation_id?: string | null;
+    auto_execute_tools: boolean;
+    system_prompt?: string | null;
+    max_tokens?: number | null;
+  };
+  const turnRequest = (body: ChatBody, owner: string, caller: TurnRequest['caller']): TurnRequest => ({
+    owner,
+    caller,
+    conversationId: body.conversation_id ?? null,
+    message: body.user_message,
+    autoExecuteTools: body.auto_execute_tools,
+    systemPrompt: body.system_prompt?.trim() || null,
+    maxTokens: body.max_tokens ?? null,
+  });
 
   /** Sends a turn of another process (or an ended one) from the stored conversation, polling for more. */
   async function resumeStored(
@@ -262,20 +299,7 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
       tags: TAGS,
       rateLimit: 'chat',
       readAfterWrite: [CONVERSATIONS],
-      body: {
-        contentType: 'application/json',
-        schema: {
-          type: 'object',
-          required: ['user_message'],
-          properties: {
-            user_message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, pattern: '\\S' },
-            conversation_id: { type: ['string', 'null'], minLength: 1, maxLength: 128 },
-            auto_execute_tools: { type: 'boolean', default: true },
-            system_prompt: { type: ['string', 'null'], maxLength: MAX_SYSTEM_PROMPT_CHARS },
-            max_tokens: { ...maxTokens, type: ['integer', 'null'] },
-          },
-        },
-      },
+      body: { contentType: 'application/json', schema: chatBody },
       responses: {
         200: {
           description: 'The answer, its tool calls and sources',
@@ -288,15 +312,68 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
         504: modelFailed,
       },
       async handle({ body, caller, koa }) {
-        const request: TurnRequest = {
-          owner: principalOf(koa).name,
-          caller,
-          conversationId: body.conversation_id ?? null,
-          message: body.user_message,
-          autoExecuteTools: body.auto_execute_tools,
-          systemPrompt: body.system_prompt?.trim() || null,
-          maxTokens: body.max_tokens ?? null,
-        };
+        return answerOf(chat, await chat.start(turnRequest(body, principalOf(koa).name, caller)));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/assistant.api.chat_with_tools_multimodal',
+      operationId: 'assistantChatWithToolsMultimodal',
+      summary: 'Send a message with files (images, documents); the assistant answers, using tools',
+      description: `Multipart form: the fields of chat_with_tools, and up to ${MAX_ATTACHMENTS} files in \`files[]\` (or \`files\`). Each file goes through the documents pipeline (parsing, OCR, image description); its text (up to ${MAX_ATTACHMENT_TEXT_CHARS} characters) is added to the message, and the message records each file by SHA-256, name, type and size — the file itself is not kept. With LLM_ACCEPTS_IMAGES, PNG and JPEG images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB are also sent to the model as images. A file the pipeline cannot read fails the request (415, 413 or 422) before anything is stored.`,
+      tags: TAGS,
+      rateLimit: 'chat',
+      readAfterWrite: [CONVERSATIONS],
+      body: {
+        contentType: 'multipart/form-data',
+        schema: chatBody,
+        files: Object.fromEntries(
+          FILE_FIELDS.map((field) => [
+            field,
+            { required: false, multiple: true, description: 'Images or documents' },
+          ]),
+        ),
+      },
+      responses: {
+        200: {
+          description: 'The answer, its tool calls and sources',
+          schema: envelopeSchema(chatAnswerSchema),
+        },
+        404: notFound,
+        409: deleted,
+        413: { description: 'A file is larger than the upload limit', schema: assistantErrorSchema },
+        415: { description: 'A file of a type the pipeline does not read', schema: assistantErrorSchema },
+        422: invalid,
+        502: modelFailed,
+        504: modelFailed,
+      },
+      async handle({ body, files, caller, koa, signal }) {
+        const attached = files.filter((file) => FILE_FIELDS.includes(file.field));
+        if (attached.length > MAX_ATTACHMENTS) {
+          throw new HttpError(
+            422,
+            'validation_error',
+            `body.files[] takes at most ${MAX_ATTACHMENTS} files`,
+            [
+              {
+                location: 'body',
+                field: 'files[]',
+                message: `takes at most ${MAX_ATTACHMENTS} files, got ${attached.length}`,
+              },
+            ],
+          );
+        }
+        const attachments = await readAttachments(
+          deps.parser,
+          attached,
+          {
+            maxTextChars: MAX_ATTACHMENT_TEXT_CHARS,
+            maxImageBytes: MAX_IMAGE_BYTES,
+            maxFileBytes: deps.maxFileBytes,
+          },
+          signal,
+        );
+        const request = { ...turnRequest(body, principalOf(koa).name, caller), attachments };
         return answerOf(chat, await chat.start(request));
       },
     }),

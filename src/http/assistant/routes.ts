@@ -5,6 +5,7 @@ import type { Users } from '../../users/users.js';
 import type { Chat } from '../../chat/chat.js';
 import type { Route } from '../route.js';
 import { chatRoutes } from './chatRoutes.js';
+import type { ParsePool } from '../../parsing/worker/parsePool.js';
 import { conversationRoutes } from './conversationRoutes.js';
 import { sessionRoutes } from './sessionRoutes.js';
 import { settingsRoutes } from './settingsRoutes.js';
@@ -20,6 +21,7 @@ export function assistantApiRoutes(deps: {
   conversations: Conversations;
   tools: Tools;
   chat: Chat;
+  parser: Pick<ParsePool, 'run'>;
 }): Route[] {
   return [
     ...sessionRoutes({
@@ -34,6 +36,8 @@ export function assistantApiRoutes(deps: {
     ...toolRoutes({ tools: deps.tools }),
     ...chatRoutes({
       chat: deps.chat,
+      parser: deps.parser,
+      maxFileBytes: deps.config.maxUploadBytes,
       sseKeepAliveMs: deps.config.sseKeepAliveMs,
       maxTokensLimit: deps.config.llmMaxTokens,
       resumeWaitMs: deps.config.chatTurnTimeoutMs,
