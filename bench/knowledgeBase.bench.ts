@@ -7,7 +7,9 @@
  *    chunks, FTS5) and its vector index hold every chunk (the vector projection embeds each one);
  * 3. `POST /api/v1/search` with varied 2–4-word queries: autocannon at BENCH_CONNECTIONS (throughput,
  *    p50, p99) and a closed loop at concurrency 1 (p50, p99);
- * 4. `POST /api/v1/query` p50 with the local extractive answerer;
+ * 4. `POST /api/v1/query` p50 with the local extractive answerer; the Assistant API's local-mode
+ *    `chat_with_tools` p50 (a recorded query_knowledge call, the answer and four messages stored) and
+ *    the time to the first `content` event of `stream_ai_response`;
  * 5. the server's RSS and peak RSS;
  * 6. recall@10 of the vector index as the server searches it (the int8 scan below VECTOR_EXACT_BELOW,
  *    the HNSW graph above) against exact float scores of every chunk, on the persisted index opened in
@@ -156,9 +158,23 @@ try {
     'chunks/s',
   );
 
+  // A user of the Assistant API, made with the CLI as an administrator would.
+  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+  const archivist = (...args: string[]): string => {
+    const ran = spawnSync(process.execPath, [cli, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    if (ran.status !== 0) throw new Error(`archivist ${args.join(' ')} failed: ${ran.stderr}`);
+    return ran.stdout.trim();
+  };
+  archivist('users', 'add', 'bench');
+  const authorization = `token ${archivist('users', 'key', 'bench')}`;
+
   // 2. Initial build.
   started = performance.now();
-  server = watch(await serveCompiled(PORT, { DATA_DIR: dataDir }));
+  // The chat measurements send more than a user's 100 requests a minute.
+  server = watch(await serveCompiled(PORT, { DATA_DIR: dataDir, RATE_LIMIT_CHAT_PER_MINUTE: '1000000' }));
   const initial = server;
   const built = await awaitCaughtUp(started, chunks, () => initial.process.exitCode !== null);
   report('initial build: read models live (/health/ready 200)', built.readModels, 's');
@@ -264,6 +280,50 @@ try {
     `  query timing medians (ms, as the server reports them): ${(['embedding', 'vector_search', 'keyword_search', 'llm_generation', 'total'] as const).map(part).join(', ')}`,
   );
 
+  // 4b. Chat in local mode: each turn stores four messages and runs query_knowledge in a worker.
+  const chatted = await closedLoop({
+    origin: ORIGIN,
+    path: '/api/method/assistant.api.chat_with_tools',
+    headers: { authorization },
+    bodies: searchQueries.map((query) => ({ user_message: `What is said about ${query}?` })),
+    requests: 300,
+    concurrency: 1,
+    check: (response) => {
+      const calls = (response as { message: { data: { tool_calls: Array<{ status: string }> } } }).message
+        .data.tool_calls;
+      if (calls[0]?.status !== 'executed')
+        throw new Error(`the tool call did not run: ${JSON.stringify(calls)}`);
+    },
+  });
+  report('chat_with_tools (local mode), concurrency 1: p50', median(chatted.latencies), 'ms', '<= 100');
+  report('chat_with_tools (local mode), concurrency 1: p99', percentile(chatted.latencies, 99), 'ms');
+  const firstContent: number[] = [];
+  for (const query of searchQueries.slice(0, 100)) {
+    const begin = performance.now();
+    const response = await fetch(
+      `${ORIGIN}/api/method/assistant.api.stream_ai_response?prompt=${encodeURIComponent(`Tell me about ${query}`)}`,
+      { headers: { authorization } },
+    );
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let seen = false;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (!seen && text.includes('event: content')) {
+        firstContent.push(performance.now() - begin);
+        seen = true;
+      }
+      if (text.includes('event: done') || text.includes('event: error')) break;
+    }
+    await reader.cancel();
+    if (!seen || !text.includes('event: done'))
+      throw new Error(`the stream had no content or no end: ${text.slice(0, 300)}`);
+  }
+  report('stream_ai_response (local mode): first content event, p50', median(firstContent), 'ms', '<= 150');
+
   // 5. Memory.
   const memory = { rss: rssMb(initial.process.pid!), peak: peakMb(initial.process.pid!) };
   report('server RSS after the loads (VmRSS)', memory.rss, 'MiB', '<= 1,024');
@@ -356,7 +416,6 @@ try {
   console.log(
     `  embedding cache before the rebuild: ${cached.size} of ${chunks} chunk hashes cached (${cacheRows} rows for ${embedder.space}); 20 canaries planted`,
   );
-  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
   started = performance.now();
   const rebuilt = spawnSync(process.execPath, [cli, 'rebuild'], {
     env: { ...process.env, DATA_DIR: dataDir },

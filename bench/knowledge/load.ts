@@ -82,6 +82,7 @@ export async function closedLoop(options: {
   requests: number;
   concurrency: number;
   check?: (response: unknown, body: unknown) => void;
+  headers?: Record<string, string>;
 }): Promise<{ latencies: number[]; rate: number }> {
   const pool = new Pool(options.origin, { connections: options.concurrency });
   const latencies: number[] = [];
@@ -96,7 +97,7 @@ export async function closedLoop(options: {
           const response = await pool.request({
             method: 'POST',
             path: options.path,
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', ...options.headers },
             body: JSON.stringify(body),
           });
           const text = await response.body.text();
