@@ -32,6 +32,20 @@ export const FORMATS: Record<Extension, Format> = {
     description: 'Excel workbook: one page per sheet, each sheet a table',
     load: async () => (await office()).parseXlsx,
   },
+  '.odt': {
+    description:
+      'OpenDocument text: headings from outline levels and styles, lists, tables, images, text boxes, footnotes and endnotes',
+    load: async () => (await office()).parseOdt,
+  },
+  '.ods': {
+    description: 'OpenDocument spreadsheet: one page per sheet, each sheet a table of its used range',
+    load: async () => (await office()).parseOds,
+  },
+  '.odp': {
+    description:
+      'OpenDocument presentation: one page per slide, slide titles as headings, tables, pictures, speaker notes',
+    load: async () => (await office()).parseOdp,
+  },
   '.html': {
     description: 'Web page: main content without navigation and boilerplate, headings, lists, tables',
     load: async () => (await text()).parseHtml,

@@ -4,7 +4,7 @@
  * Parsers turn bytes into a `ParsedDocument`; cleaning, chunking, `/parse*`, ingestion and chat
  * attachments all consume it. Page numbers are 1-based. Formats without pages put everything on
  * page 1 unless the document itself marks page breaks (form feeds, explicit DOCX page breaks);
- * PPTX slides and XLSX sheets are pages.
+ * PPTX/ODP slides and XLSX/ODS sheets are pages.
  */
 
 /** Extensions the parsers accept, with the leading dot, lower case. */
@@ -21,6 +21,9 @@ export const SUPPORTED_EXTENSIONS = [
   '.json',
   '.csv',
   '.xlsx',
+  '.odt',
+  '.ods',
+  '.odp',
   '.png',
   '.jpg',
   '.jpeg',
@@ -39,7 +42,7 @@ export interface DocumentMetadata {
   /** The document's own title, else its first heading, else the file name without extension. */
   title: string;
   author: string | null;
-  /** Number of pages (slides for PPTX, sheets for XLSX, 1 for formats without pages). */
+  /** Number of pages (slides for PPTX/ODP, sheets for XLSX/ODS, 1 for formats without pages). */
   numPages: number;
   /** Dominant ISO 639-1 language of the text; null until detected or when there is too little text. */
   language: string | null;

@@ -18,7 +18,7 @@ export interface StructureAnalysis {
 }
 
 /** Formats whose pages are natural units (slides, sheets) whatever their size. */
-const PAGE_FORMATS = new Set(['.pptx', '.xlsx']);
+const PAGE_FORMATS = new Set(['.pptx', '.xlsx', '.odp', '.ods']);
 
 export function analyseStructure(document: Pick<ParsedDocument, 'blocks'>): StructureAnalysis {
   let headings = 0;

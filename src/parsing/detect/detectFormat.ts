@@ -16,6 +16,9 @@ const BINARY_FAMILY_OF: Partial<Record<Extension, BinaryFamily>> = {
   '.docx': 'docx',
   '.pptx': 'pptx',
   '.xlsx': 'xlsx',
+  '.odt': 'odt',
+  '.ods': 'ods',
+  '.odp': 'odp',
 };
 
 /** The extension a file without a usable name gets for each family. */
@@ -28,7 +31,12 @@ const CANONICAL_EXTENSION: Record<BinaryFamily, Extension> = {
   docx: '.docx',
   pptx: '.pptx',
   xlsx: '.xlsx',
+  odt: '.odt',
+  ods: '.ods',
+  odp: '.odp',
 };
+
+const OPEN_DOCUMENT: ReadonlySet<string> = new Set(['.odt', '.ods', '.odp']);
 
 const TEXT_EXTENSIONS: ReadonlySet<string> = new Set<TextExtension>([
   '.txt',
@@ -45,7 +53,7 @@ const TEXT_EXTENSIONS: ReadonlySet<string> = new Set<TextExtension>([
  * Decides which parser reads a file, from its name and its bytes.
  *
  * - Binary formats are recognised by their bytes (magic numbers, the ZIP central directory for
- *   DOCX/PPTX/XLSX); the name must agree up to family (`.jpg`/`.jpeg`, `.tif`/`.tiff`), else
+ *   DOCX/PPTX/XLSX, the stored `mimetype` for ODT/ODS/ODP); the name must agree up to family (`.jpg`/`.jpeg`, `.tif`/`.tiff`), else
  *   `format_mismatch`. An encrypted OOXML package (an OLE file) is `encrypted_document`.
  * - Text formats cannot be told apart reliably by content, so among them the name wins (a .txt
  *   holding HTML is read as text); text bytes under a binary name are a mismatch.
@@ -86,9 +94,14 @@ export async function detectFormat(bytes: Uint8Array, fileName: string): Promise
       }
       throw mismatch('a password-protected Office document');
     }
+    case 'opendocument': {
+      if (named && OPEN_DOCUMENT.has(named)) return named;
+      if (named) throw mismatch('an OpenDocument file');
+      throw unsupported('an OpenDocument file of unknown kind');
+    }
     case 'broken-zip': {
       const family = named ? BINARY_FAMILY_OF[named] : undefined;
-      if (named && (family === 'docx' || family === 'pptx' || family === 'xlsx')) return named;
+      if (named && family && ['docx', 'pptx', 'xlsx', 'odt', 'ods', 'odp'].includes(family)) return named;
       if (named) throw mismatch('a damaged ZIP archive');
       throw unsupported('a damaged ZIP archive');
     }

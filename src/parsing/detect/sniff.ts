@@ -3,13 +3,16 @@ import { looksLikeText } from './textSniff.js';
 import { readZipDirectory } from './zipDirectory.js';
 
 /** Binary formats Archivist parses, as families (`.jpg`/`.jpeg` are one family, and so on). */
-export type BinaryFamily = 'pdf' | 'png' | 'jpeg' | 'tiff' | 'bmp' | 'docx' | 'pptx' | 'xlsx';
+export type BinaryFamily =
+  'pdf' | 'png' | 'jpeg' | 'tiff' | 'bmp' | 'docx' | 'pptx' | 'xlsx' | 'odt' | 'ods' | 'odp';
 
 /** What the bytes say, independent of the file name. */
 export type Sniffed =
   | { kind: 'binary-format'; family: BinaryFamily }
   /** An OLE compound file holding an `EncryptedPackage`: a password-protected DOCX/PPTX/XLSX. */
   | { kind: 'encrypted-ooxml' }
+  /** An OpenDocument package whose `mimetype` is not stored first, where it can be read without inflating. */
+  | { kind: 'opendocument' }
   /** A ZIP whose central directory cannot be read (truncated or damaged). */
   | { kind: 'broken-zip' }
   | { kind: 'text' }
@@ -25,7 +28,19 @@ export const FAMILY_LABELS: Record<BinaryFamily, string> = {
   docx: 'a DOCX document',
   pptx: 'a PPTX presentation',
   xlsx: 'an XLSX workbook',
+  odt: 'an OpenDocument text (.odt)',
+  ods: 'an OpenDocument spreadsheet (.ods)',
+  odp: 'an OpenDocument presentation (.odp)',
 };
+
+/** `mimetype` values of OpenDocument packages (templates share their document's family). */
+const ODF_FAMILIES: ReadonlyArray<[string, BinaryFamily]> = [
+  ['application/vnd.oasis.opendocument.text', 'odt'],
+  ['application/vnd.oasis.opendocument.spreadsheet', 'ods'],
+  ['application/vnd.oasis.opendocument.presentation', 'odp'],
+];
+/** Local file header (30 bytes) + the name "mimetype": where a conforming package's media type starts. */
+const ODF_MIMETYPE_OFFSET = 38;
 
 const OOXML_MAIN_PARTS: ReadonlyArray<[string, BinaryFamily]> = [
   ['word/document.xml', 'docx'],
@@ -82,10 +97,27 @@ function sniffZip(bytes: Uint8Array): Sniffed {
     // ZIP-level encryption of the main part: nothing can be read without the password.
     return main.encrypted ? { kind: 'encrypted-ooxml' } : { kind: 'binary-format', family };
   }
-  if (entries.has('mimetype') && entries.has('content.xml')) {
-    return { kind: 'other', label: 'an OpenDocument file (.odt/.ods/.odp)' };
-  }
+  if (entries.has('mimetype') && entries.has('content.xml')) return sniffOpenDocument(bytes);
   return { kind: 'other', label: 'a ZIP archive' };
+}
+
+/**
+ * ODF packages store `mimetype` first and uncompressed, so its text sits right after the first local
+ * header: read there (nothing inflated). A package written otherwise is an OpenDocument file of
+ * unknown kind, left to its name.
+ */
+function sniffOpenDocument(bytes: Uint8Array): Sniffed {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const stored = view.readUInt16LE(8) === 0 && view.readUInt16LE(28) === 0;
+  if (stored && view.toString('latin1', 30, ODF_MIMETYPE_OFFSET) === 'mimetype') {
+    const size = view.readUInt32LE(18);
+    const mimetype = view.toString('latin1', ODF_MIMETYPE_OFFSET, ODF_MIMETYPE_OFFSET + Math.min(size, 100));
+    for (const [type, family] of ODF_FAMILIES) {
+      if (mimetype === type || mimetype.startsWith(`${type}-`)) return { kind: 'binary-format', family };
+    }
+    return { kind: 'other', label: `an OpenDocument file of another kind (${mimetype})` };
+  }
+  return { kind: 'opendocument' };
 }
 
 /** "BM", then reserved zero words and a known DIB header size: real bitmaps, not words like "BMW". */

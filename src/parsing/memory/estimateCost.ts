@@ -51,6 +51,9 @@ function variableCost(format: Extension, bytes: Uint8Array, model: CostModel, en
     case '.docx':
     case '.pptx':
     case '.xlsx':
+    case '.odt':
+    case '.ods':
+    case '.odp':
       return packageCost(format, bytes, model);
     case '.pdf': {
       const pages = pdfPageCount(bytes);
@@ -127,7 +130,7 @@ type PartKind = 'xml' | 'sheet' | 'sharedStrings' | 'media' | 'unread';
 /** Which parts a parser reads, and how: only those count (embedded files and the like are never read). */
 function partKind(format: Extension, name: string): PartKind {
   const lower = name.toLowerCase();
-  if (/\/media\//.test(lower)) return 'media';
+  if (/\/media\//.test(lower) || lower.startsWith('pictures/')) return 'media';
   if (!lower.endsWith('.xml') && !lower.endsWith('.rels')) return 'unread';
   if (format === '.xlsx') {
     if (lower.startsWith('xl/worksheets/') && !lower.includes('/_rels/')) return 'sheet';

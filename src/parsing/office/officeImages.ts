@@ -27,7 +27,7 @@ export interface ImageLoader {
  * measures them with sharp. Formats sharp cannot read (EMF, WMF…) keep their extension as format and
  * no pixels, with a warning; BMP is measured from its header since sharp has no BMP decoder.
  */
-export function createImageLoader(pkg: OfficePackage, warnings: string[]): ImageLoader {
+export function createImageLoader(pkg: Pick<OfficePackage, 'zip'>, warnings: string[]): ImageLoader {
   const cache = new Map<string, Promise<LoadedImage | null>>();
 
   async function load(part: string): Promise<LoadedImage | null> {
