@@ -28,11 +28,20 @@ export type BodyItem =
 
 export interface BodyWalk {
   items: BodyItem[];
+  /** Endnotes cited in the body, as `[i] text` paragraphs for the end of the document. */
+  endnotes: BodyItem[];
   /** Last page reached: explicit breaks, section breaks and Word's rendered breaks, plus one. */
   pages: number;
 }
 
+/** The notes parts: `w:footnote` / `w:endnote` elements by `w:id`. */
+export interface DocxNotes {
+  footnotes: ReadonlyMap<string, XmlElement>;
+  endnotes: ReadonlyMap<string, XmlElement>;
+}
+
 interface WalkEnv {
+  notes?: DocxNotes;
   rels: ReadonlyMap<string, Relationship>;
   styles: DocxStyles;
   budget: Budget;
@@ -60,11 +69,16 @@ const BLOCK_WRAPPERS = new Set(['customXml', 'ins', 'moveTo']);
  * nested tables flattened to text) and pictures. Pages advance at `w:br w:type="page"`,
  * `w:pageBreakBefore` (direct or from the style), section breaks that start a new page, and Word's
  * `w:lastRenderedPageBreak` — except the rendered break Word writes right after an explicit one.
+ * A footnote or endnote reference stays in the text as `[1]` (endnotes `[i]`, Word's defaults) and
+ * the note's text follows as a paragraph starting with the same mark: a footnote right after the
+ * citing paragraph, an endnote in `endnotes` for the end of the document.
  */
 export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
   let page = 1;
   let afterExplicitBreak = false;
   let anyContent = false;
+  const endnotes: BodyItem[] = [];
+  const noteCount = { footnote: 0, endnote: 0 };
 
   const explicitBreak = (): void => {
     page += 1;
@@ -99,6 +113,7 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
 
     const segments: Segment[] = [];
     const side: BodyItem[] = [];
+    const footnotes: BodyItem[] = [];
     let current = '';
     let currentPage = page;
     const append = (text: string): void => {
@@ -136,6 +151,10 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
             break;
           case 'noBreakHyphen':
             append('-');
+            break;
+          case 'footnoteReference':
+          case 'endnoteReference':
+            append(noteReference(child, footnotes));
             break;
           case 'lastRenderedPageBreak':
             flush();
@@ -180,10 +199,48 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
       outline: outlineLevel(pPr),
       numbering: numberingOf(pPr),
     });
+    for (const item of footnotes) out.push(item);
     for (const item of side) out.push(item);
     const sectionType = attr(path(pPr, 'sectPr', 'type'), 'w:val');
     if (firstChild(pPr, 'sectPr') && sectionType !== 'continuous' && sectionType !== 'nextColumn')
       explicitBreak();
+  }
+
+  /** The mark left in the text; the note's own text becomes a paragraph (footnotes) or an endnote. */
+  function noteReference(reference: XmlElement, footnotes: BodyItem[]): string {
+    const kind = reference.local === 'endnoteReference' ? 'endnote' : 'footnote';
+    noteCount[kind] += 1;
+    const label = kind === 'endnote' ? roman(noteCount[kind]) : String(noteCount[kind]);
+    const id = attr(reference, 'w:id') ?? '';
+    const note = (kind === 'endnote' ? env.notes?.endnotes : env.notes?.footnotes)?.get(id);
+    if (!note) return `[${label}]`;
+    // The note is walked like body content, without moving the body's page count.
+    const saved = { page, afterExplicitBreak, anyContent };
+    const inner: BodyItem[] = [];
+    blocks(note, inner);
+    ({ page, afterExplicitBreak, anyContent } = saved);
+    const text = tidyText(
+      inner
+        .flatMap((item) =>
+          item.kind === 'paragraph'
+            ? item.segments.map((s) => s.text)
+            : item.kind === 'table'
+              ? item.cells.map((row) => row.join(' | '))
+              : [],
+        )
+        .join(' '),
+    ).replace(/\n/g, ' ');
+    if (text) {
+      const paragraphItem: BodyItem = {
+        kind: 'paragraph',
+        segments: [{ text: `[${label}] ${text}`, page }],
+        styleId: undefined,
+        outline: null,
+        numbering: undefined,
+      };
+      (kind === 'endnote' ? endnotes : footnotes).push(paragraphItem);
+    }
+    return `[${label}]`;
   }
 
   /** Pictures (DrawingML and VML) become image references; text boxes are walked as body content. */
@@ -275,7 +332,7 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
 
   const items: BodyItem[] = [];
   blocks(body, items);
-  return { items, pages: page };
+  return { items, endnotes, pages: page };
 }
 
 /** Children with a local name, looking through `w:sdt`/`w:customXml` wrappers (rows, cells). */
@@ -294,6 +351,33 @@ function unwrap(parent: XmlElement, local: string): XmlElement[] {
 /** `mc:AlternateContent`: the first `mc:Choice` (what Word itself renders), else the fallback. */
 function chooseAlternate(alternate: XmlElement): XmlElement | undefined {
   return firstChild(alternate, 'Choice') ?? firstChild(alternate, 'Fallback');
+}
+
+function roman(value: number): string {
+  const numerals: [number, string][] = [
+    [1000, 'm'],
+    [900, 'cm'],
+    [500, 'd'],
+    [400, 'cd'],
+    [100, 'c'],
+    [90, 'xc'],
+    [50, 'l'],
+    [40, 'xl'],
+    [10, 'x'],
+    [9, 'ix'],
+    [5, 'v'],
+    [4, 'iv'],
+    [1, 'i'],
+  ];
+  let rest = value;
+  let text = '';
+  for (const [amount, numeral] of numerals) {
+    while (rest >= amount) {
+      text += numeral;
+      rest -= amount;
+    }
+  }
+  return text;
 }
 
 function mathText(math: XmlElement): string {

@@ -23,6 +23,7 @@ export interface DocxStyles {
 const HEADING_NAME =
   /^(?:heading|überschrift|berschrift|titre|kop|rubrik|overskrift|otsikko|nagłówek|nadpis|címsor|titolo|título|encabezado|cabeçalho|заголовок)\s*([1-9])$/i;
 const TITLE_NAME = /^(?:title|titel|titre|titolo|título|titulo)$/i;
+const SUBTITLE_NAME = /^(?:subtitle|untertitel|sous-titre|sottotitolo|subtítulo|subtitulo|ondertitel)$/i;
 const MAX_CHAIN = 16;
 
 interface RawStyle {
@@ -35,7 +36,7 @@ const EMPTY: ParagraphStyleInfo = { headingLevel: null, numbering: null, pageBre
 
 /**
  * Reads `word/styles.xml`. A heading comes from the first style up the `w:basedOn` chain that says so:
- * a built-in name ("heading 2", "Title"), an explicit `w:outlineLvl` (9 means body text and stops the
+ * a built-in name ("heading 2", "Title" 1, "Subtitle" 2), an explicit `w:outlineLvl` (9 means body text and stops the
  * search), or a localized style id such as `berschrift1` when the name is not English.
  */
 export function readDocxStyles(root: XmlElement | null): DocxStyles {
@@ -95,7 +96,8 @@ function headingFromName(name: string): number | null {
   const trimmed = name.trim();
   const heading = HEADING_NAME.exec(trimmed);
   if (heading) return Number(heading[1]);
-  return TITLE_NAME.test(trimmed) ? 1 : null;
+  if (TITLE_NAME.test(trimmed)) return 1;
+  return SUBTITLE_NAME.test(trimmed) ? 2 : null;
 }
 
 /** `w:outlineLvl` 0–8 → heading 1–9; 9 → explicitly body text (null); absent → undefined. */

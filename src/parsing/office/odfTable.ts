@@ -56,7 +56,11 @@ export function readOdfTable(table: XmlElement, env: OdfTableEnv, mode: OdfTable
     const cells = childElements(row).filter(
       (c) => c.local === 'table-cell' || c.local === 'covered-table-cell',
     );
-    const values = cells.map((cell) => (cell.local === 'table-cell' ? env.cellText(cell) : ''));
+    // Blank text is no value (a "cleared" cell): it neither extends the range nor costs a position.
+    const values = cells.map((cell) => {
+      const text = cell.local === 'table-cell' ? env.cellText(cell) : '';
+      return /\S/.test(text) ? text : '';
+    });
     const hasValue = values.some((v) => v !== '') || (mode === 'text' && covers.size > 0);
     if (!hasValue) {
       rowIndex += repeat;

@@ -7,8 +7,8 @@ import { readDocxNumbering, readDocxStyles, type DocxNumbering, type DocxStyles 
 import { createImageLoader } from './officeImages.js';
 import { baseName, titleFromFileName } from '../fileName.js';
 import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
-import { findRel, openMainPart } from './officePackage.js';
-import { firstChild } from './xml.js';
+import { findRel, openMainPart, type OfficePackage, type Relationship } from './officePackage.js';
+import { attr, childElements, firstChild, type XmlElement } from './xml.js';
 
 interface ListItem {
   text: string;
@@ -21,7 +21,9 @@ interface ListItem {
 /**
  * Parses a DOCX (WordprocessingML) from its XML parts, read through the safe ZIP: headings from
  * paragraph styles, lists from numbering, tables with spans expanded, pictures with their alt text,
- * pages from explicit and rendered page breaks (`numPages` from `docProps/app.xml` when Word recorded it).
+ * pages from explicit and rendered page breaks (`numPages` from `docProps/app.xml` when Word recorded it),
+ * footnotes and endnotes linked to their reference (see `walkBody`). Headers and footers live in
+ * parts of their own, which are not read: a running header never repeats into the body.
  */
 export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
   const budget = createBudget(ctx);
@@ -39,9 +41,13 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
   const styles = readDocxStyles(stylesPart ? await pkg.readXml(stylesPart) : null);
   const numbering = readDocxNumbering(numberingPart ? await pkg.readXml(numberingPart) : null);
   const properties = await readPackageProperties(pkg);
+  const notes = {
+    footnotes: await readNotes(pkg, rels, 'footnotes'),
+    endnotes: await readNotes(pkg, rels, 'endnotes'),
+  };
   budget.checkAborted();
 
-  const walk = walkBody(body, { rels, styles, budget, warnings });
+  const walk = walkBody(body, { rels, styles, budget, warnings, notes });
   const images = createImageLoader(pkg, warnings);
   const blocks: Block[] = [];
   let list: ListItem[] = [];
@@ -52,7 +58,7 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
     list = [];
   };
 
-  for (const item of walk.items) {
+  for (const item of [...walk.items, ...walk.endnotes]) {
     if (item.kind === 'paragraph') {
       const listItem = asListItem(item, styles, numbering);
       if (listItem) {
@@ -101,6 +107,23 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
     blocks,
     warnings,
   };
+}
+
+/** `w:footnote` / `w:endnote` elements by id, without Word's separator notes. */
+async function readNotes(
+  pkg: OfficePackage,
+  rels: ReadonlyMap<string, Relationship>,
+  type: 'footnotes' | 'endnotes',
+): Promise<Map<string, XmlElement>> {
+  const part = findRel(rels, type)?.target;
+  const root = part ? await pkg.readXml(part) : null;
+  const notes = new Map<string, XmlElement>();
+  for (const note of root ? childElements(root) : []) {
+    const id = attr(note, 'w:id');
+    const kind = attr(note, 'w:type');
+    if (id !== undefined && (kind === undefined || kind === 'normal')) notes.set(id, note);
+  }
+  return notes;
 }
 
 function headingLevelOf(item: Extract<BodyItem, { kind: 'paragraph' }>, styles: DocxStyles): number | null {

@@ -53,6 +53,9 @@ export function blankMergedCells(tail: string, rows: (string[] | undefined)[]): 
   return removed;
 }
 
+const NON_BLANK = /[^\s\u00a0]/;
+
+/** The smallest rectangle holding every cell with visible text (rows and columns 0-based, inclusive). */
 export function usedRange(
   rows: (string[] | undefined)[],
   minRow: number,
@@ -66,7 +69,8 @@ export function usedRange(
     const row = rows[r];
     if (!row) continue;
     row.forEach((value, c) => {
-      if (value === undefined || value === '') return;
+      // A cell holding only spaces is what a spreadsheet "clears" a cell to: it does not extend the range.
+      if (value === undefined || !NON_BLANK.test(value)) return;
       if (r < top) top = r;
       if (r > bottom) bottom = r;
       if (c < left) left = c;

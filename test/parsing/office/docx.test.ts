@@ -294,4 +294,91 @@ describe('parseDocx', () => {
       expect(paragraphs(doc)).to.deep.equal(['Around the box', 'In the text box']);
     });
   });
+
+  describe('document fidelity classes (issue 12)', () => {
+    const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const rels = (...entries: [string, string, string][]): string =>
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${entries
+        .map(([id, type, target]) => `<Relationship Id="${id}" Type="${REL}/${type}" Target="${target}"/>`)
+        .join('')}</Relationships>`;
+    const notesPart = (kind: 'footnote' | 'endnote', notes: Record<string, string>): string =>
+      `<w:${kind}s xmlns:w="${W}"><w:${kind} w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:${kind}><w:${kind} w:id="0" w:type="continuationSeparator"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:${kind}>${Object.entries(
+        notes,
+      )
+        .map(
+          ([id, text]) =>
+            `<w:${kind} w:id="${id}"><w:p><w:r><w:${kind}Ref/></w:r><w:r><w:t xml:space="preserve"> ${text}</w:t></w:r></w:p></w:${kind}>`,
+        )
+        .join('')}</w:${kind}s>`;
+
+    it('keeps footnotes after the citing paragraph and endnotes at the end, linked by their marks', async () => {
+      const body = [
+        `<w:p><w:r><w:t>Rivers</w:t></w:r><w:r><w:footnoteReference w:id="2"/></w:r><w:r><w:t xml:space="preserve"> were sampled</w:t></w:r><w:r><w:footnoteReference w:id="3"/></w:r><w:r><w:t>.</w:t></w:r></w:p>`,
+        `<w:p><w:r><w:t>Nitrate rose</w:t></w:r><w:r><w:endnoteReference w:id="1"/></w:r></w:p>`,
+        p('Last paragraph.'),
+      ].join('');
+      const doc = await parseDocx(
+        minimalDocx(body, {
+          'word/_rels/document.xml.rels': rels(
+            ['r1', 'footnotes', 'footnotes.xml'],
+            ['r2', 'endnotes', 'endnotes.xml'],
+          ),
+          'word/footnotes.xml': notesPart('footnote', { '2': 'Measured in May.', '3': 'By the river team.' }),
+          'word/endnotes.xml': notesPart('endnote', { '1': 'See the annex.' }),
+        }),
+        context('notes.docx'),
+      );
+      expect(paragraphs(doc)).to.deep.equal([
+        'Rivers[1] were sampled[2].',
+        '[1] Measured in May.',
+        '[2] By the river team.',
+        'Nitrate rose[i]',
+        'Last paragraph.',
+        '[i] See the annex.',
+      ]);
+    });
+
+    it('reads Title and Subtitle styles as headings 1 and 2 (also when based on them)', async () => {
+      const styles = docxStylesParts(
+        '<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>' +
+          '<w:style w:type="paragraph" w:styleId="Subtitle"><w:name w:val="Subtitle"/></w:style>' +
+          '<w:style w:type="paragraph" w:styleId="MySub"><w:name w:val="My subtitle"/><w:basedOn w:val="Subtitle"/></w:style>',
+      );
+      const body = `${p('Annual Report', '<w:pStyle w:val="Title"/>')}${p('Rivers and lakes', '<w:pStyle w:val="Subtitle"/>')}${p('Second edition', '<w:pStyle w:val="MySub"/>')}${p('Body.')}`;
+      const doc = await parseDocx(minimalDocx(body, styles), context('title.docx'));
+      expect(headings(doc)).to.deep.equal([
+        ['Annual Report', 1, 1],
+        ['Rivers and lakes', 2, 1],
+        ['Second edition', 2, 1],
+      ]);
+    });
+
+    it('does not repeat headers and footers into the body', async () => {
+      const header = `<w:hdr xmlns:w="${W}">${p('CONFIDENTIAL — Field report')}</w:hdr>`;
+      const footer = `<w:ftr xmlns:w="${W}">${p('Page 1 of 2')}</w:ftr>`;
+      const sectPr = `<w:sectPr xmlns:r="${REL}"><w:headerReference w:type="default" r:id="h1"/><w:footerReference w:type="default" r:id="f1"/></w:sectPr>`;
+      const body = `${p('First page.')}<w:p><w:r><w:br w:type="page"/></w:r></w:p>${p('Second page.')}${sectPr}`;
+      const doc = await parseDocx(
+        minimalDocx(body, {
+          'word/_rels/document.xml.rels': rels(
+            ['h1', 'header', 'header1.xml'],
+            ['f1', 'footer', 'footer1.xml'],
+          ),
+          'word/header1.xml': header,
+          'word/footer1.xml': footer,
+        }),
+        context('header.docx'),
+      );
+      expect(paragraphs(doc)).to.deep.equal(['First page.', 'Second page.']);
+      expect(doc.metadata.numPages).to.equal(2);
+    });
+
+    it('keeps the text of shapes as well as text boxes, VML ones included', async () => {
+      const body = `<w:p><w:r><w:t>Diagram:</w:t></w:r><w:r><w:drawing><wp:anchor xmlns:wp="x"><a:graphic xmlns:a="a"><a:graphicData><wps:wsp xmlns:wps="y"><wps:txbx><w:txbxContent>${p('Arrow label')}</w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></w:r></w:p>
+        <w:p><w:r><w:pict><v:shape xmlns:v="z"><v:textbox><w:txbxContent>${p('Callout in VML')}</w:txbxContent></v:textbox></v:shape></w:pict></w:r></w:p>`;
+      const doc = await parseDocx(minimalDocx(body), context('shapes.docx'));
+      expect(paragraphs(doc)).to.deep.equal(['Diagram:', 'Arrow label', 'Callout in VML']);
+    });
+  });
 });

@@ -317,4 +317,55 @@ describe('parseXlsx', () => {
     ]);
     await expectParseError(parseXlsx(doc, context('empty.xlsx')), 'empty_document');
   });
+
+  it('keeps the real used range: trailing blank rows, formatted-but-empty cells and a stale dimension ignored (issue 12)', async () => {
+    const styled = (ref: string): string => `<c r="${ref}" s="1"/>`;
+    const rows = [
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>Site</t></is></c><c r="B1" t="inlineStr"><is><t>Samples</t></is></c>' +
+        styled('Z1') +
+        '</row>',
+      `<row r="2"><c r="A2" t="inlineStr"><is><t>N-1</t></is></c><c r="B2"><v>12</v></c>${styled('C2')}${styled('XFD2')}</row>`,
+      ...Array.from(
+        { length: 500 },
+        (_, i) =>
+          `<row r="${i + 3}" s="1" customFormat="1">${styled(`A${i + 3}`)}${styled(`B${i + 3}`)}</row>`,
+      ),
+      `<row r="1048576" s="1" customFormat="1"><c r="B1048576" t="inlineStr"><is><t> </t></is></c></row>`,
+    ].join('');
+    const doc = await parseXlsx(
+      workbook([{ name: 'Sites', rows, after: '<dimension ref="A1:XFD1048576"/>' }]),
+      context('used.xlsx'),
+    );
+    expect(sheetTable(doc, 'Sites')?.cells).to.deep.equal([
+      ['Site', 'Samples'],
+      ['N-1', '12'],
+    ]);
+  });
+
+  it('makes several sheets sections named after them, merged cells kept once in each (issue 12)', async () => {
+    const doc = await parseXlsx(
+      workbook([
+        {
+          name: 'North',
+          rows: '<row r="1"><c r="A1" t="inlineStr"><is><t>Region total</t></is></c><c r="B1" t="inlineStr"><is><t>merged away</t></is></c><c r="C1"><v>19</v></c></row><row r="2"><c r="A2"><v>1</v></c><c r="B2"><v>2</v></c><c r="C2"><v>3</v></c></row>',
+          after: '<mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells>',
+        },
+        { name: 'South', rows: '<row r="3"><c r="C3"><v>8</v></c></row>' },
+      ]),
+      context('regions.xlsx'),
+    );
+    expect(
+      doc.blocks.map((b) =>
+        b.type === 'heading' ? `# ${b.text} p${b.page}` : b.type === 'table' ? b.table.cells : b.type,
+      ),
+    ).to.deep.equal([
+      '# North p1',
+      [
+        ['Region total', '', '19'],
+        ['1', '2', '3'],
+      ],
+      '# South p2',
+      [['8']],
+    ]);
+  });
 });
