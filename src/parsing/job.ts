@@ -62,7 +62,8 @@ export type ParseJobEvent =
   | { type: 'status'; status: 'parsing' | 'processing' }
   | { type: 'metadata'; format: Extension; metadata: DocumentMetadata; totalPages: number }
   | { type: 'progress'; page: number; totalPages: number; pageInfo: Page }
-  | { type: 'chunk'; chunk: Chunk }
+  /** `totalFinal`: whether `chunk.totalChunks` is the document's total, or the running count so far. */
+  | { type: 'chunk'; chunk: Chunk; totalFinal: boolean }
   | { type: 'stats'; stats: ChunkingStats }
   | { type: 'done' }
   | { type: 'result'; result: ParseResult | SectionsResult };
@@ -160,7 +161,7 @@ export async function* runParseJob(
         ...job.chunking,
         documentId: documentId(job.bytes),
       });
-      for (const chunk of chunks) yield { type: 'chunk', chunk };
+      for (const chunk of chunks) yield { type: 'chunk', chunk, totalFinal: true };
       yield { type: 'stats', stats };
       yield { type: 'done' };
       return;
@@ -197,11 +198,12 @@ async function* runIncremental(
       ? (await describeBlocks(item.blocks, ctx)).blocks
       : item.blocks;
     yield { type: 'progress', page: item.page.number, totalPages: item.totalPages, pageInfo: item.page };
-    for (const chunk of chunker.push(cleanBlocks(blocks, job.cleaning))) yield { type: 'chunk', chunk };
+    for (const chunk of chunker.push(cleanBlocks(blocks, job.cleaning)))
+      yield { type: 'chunk', chunk, totalFinal: false };
   }
   if (!emittedMetadata) throw new ParseError('empty_document', 'The document has no pages');
   const { chunks, stats } = chunker.finish();
-  for (const chunk of chunks) yield { type: 'chunk', chunk };
+  for (const chunk of chunks) yield { type: 'chunk', chunk, totalFinal: true };
   yield { type: 'stats', stats };
   yield { type: 'done' };
 }

@@ -397,11 +397,28 @@ describe('parse endpoints', function () {
       const lastProgress = events.lastIndexOf(progress.at(-1)!);
       expect(firstChunk).to.be.lessThan(lastProgress);
       const chunks = events.filter((event) => event.type === 'chunk');
-      expect(chunks.every((chunk) => chunk['total_chunks'] === null)).to.equal(true);
       expect(chunks.map((chunk) => chunk['chunk_index'])).to.deep.equal(chunks.map((_, i) => i));
       const stats = events.at(-2)!;
       expect(stats['type']).to.equal('stats');
-      expect((stats['chunking_stats'] as { total_chunks: number }).total_chunks).to.equal(chunks.length);
+      const total = (stats['chunking_stats'] as { total_chunks: number }).total_chunks;
+      expect(total).to.equal(chunks.length);
+      // Every chunk carries an integer total_chunks (the spec's shape): the running count while the
+      // document is parsed, never below chunk_index + 1 and never decreasing; the exact total, flagged
+      // final, once it is known.
+      const firstFinal = chunks.findIndex((chunk) => chunk['total_chunks_final'] === true);
+      expect(firstFinal).to.be.greaterThan(0, 'some chunks are sent before the end');
+      let previous = 0;
+      chunks.forEach((chunk, index) => {
+        const known = chunk['total_chunks'] as number;
+        expect(Number.isInteger(known), `chunk ${index}`).to.equal(true);
+        expect(known)
+          .to.be.at.least(Math.max(index + 1, previous))
+          .and.at.most(total);
+        expect(chunk['total_chunks_final']).to.equal(index >= firstFinal);
+        if (index >= firstFinal) expect(known).to.equal(total);
+        previous = known;
+      });
+      expect(chunks.at(-1)).to.include({ total_chunks: total, total_chunks_final: true });
       expect(events.at(-1)).to.deep.equal({ type: 'done' });
     });
 

@@ -141,7 +141,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
             ocr: event.pageInfo.ocr,
           };
         case 'chunk':
-          return { type: chunkType, ...chunkResource(event.chunk) };
+          return { type: chunkType, ...chunkResource(event.chunk), total_chunks_final: event.totalFinal };
         case 'stats':
           return { type: 'stats', chunking_stats: statsResource(event.stats) };
         case 'done':
@@ -290,7 +290,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
       operationId: 'parseSectionsIncremental',
       summary: 'Parse page by page, streaming each chunk when ready (SSE)',
       description:
-        'For .pdf .md .markdown .txt .html .htm .docx. Events as `data: <JSON>` lines: `metadata` as soon as known, `progress` after each page ("page X of Y"), `chunk` as soon as each chunk is final (the chunk fields plus `type`; `total_chunks` is null because the total is not known yet), `stats`, then `done`. A failure sends `error` and `done`. Headings in PDFs are judged from the pages seen so far.',
+        'For .pdf .md .markdown .txt .html .htm .docx. Events as `data: <JSON>` lines: `metadata` as soon as known, `progress` after each page ("page X of Y"), `chunk` as soon as each chunk is final (the chunk fields plus `type` and `total_chunks_final`; `total_chunks` is always an integer: the chunks known so far while parsing goes on — a running count that never decreases — and the exact total, with `total_chunks_final: true`, for the chunks sent once the document is parsed), `stats`, then `done`. A failure sends `error` and `done`. Headings in PDFs are judged from the pages seen so far.',
       tags: ['Parse'],
       body: {
         contentType: 'multipart/form-data',

@@ -139,8 +139,9 @@ const chunkSchema = {
     images: { type: 'array', items: image },
     chunk_index: { type: 'integer' },
     total_chunks: {
-      type: ['integer', 'null'],
-      description: 'null in the incremental stream, where the total is not known yet',
+      type: 'integer',
+      description:
+        'Chunks of the document. In the incremental stream, before the end: the chunks known so far (a running count; see total_chunks_final)',
     },
     word_count: { type: 'integer' },
     parent_section_id: { type: ['string', 'null'] },

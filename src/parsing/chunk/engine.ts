@@ -44,6 +44,8 @@ export interface ChunkEngine {
   stats(pagesProcessed: number, strategyUsed?: ChunkingStrategy): ChunkingStats;
   /** Headings met so far. */
   headingCount(): number;
+  /** Chunks emitted so far. */
+  chunkCount(): number;
 }
 
 interface PathEntry {
@@ -115,7 +117,7 @@ export function createChunkEngine(options: EngineOptions): ChunkEngine {
       tables: draft.pieces.flatMap((piece) => (piece.table ? [piece.table] : [])),
       images: draft.pieces.flatMap((piece) => (piece.image ? [piece.image] : [])),
       chunkIndex: emitted,
-      totalChunks: null,
+      totalChunks: emitted + 1,
       wordCount,
       parentSectionId: innermost?.id ?? null,
       language,
@@ -238,6 +240,7 @@ export function createChunkEngine(options: EngineOptions): ChunkEngine {
       };
     },
     headingCount: () => headings,
+    chunkCount: () => emitted,
   };
 }
 

@@ -7,11 +7,12 @@ export interface IncrementalChunker {
   /**
    * Adds the blocks of the next page; returns the chunks that are final now. A chunk is final when
    * the size budget or a heading closes it; with the semantic strategy the last chunk of a section
-   * waits for the next section (it may absorb it when that one is tiny, see engine.ts). Chunks carry
-   * `totalChunks: null`: the total is known only at the end.
+   * waits for the next section (it may absorb it when that one is tiny, see engine.ts). The total is
+   * known only at the end: these chunks carry the running count (chunks emitted so far, this batch
+   * included) as `totalChunks`.
    */
   push(pageBlocks: readonly Block[]): Chunk[];
-  /** Closes the stream: the remaining chunks and the final statistics. */
+  /** Closes the stream: the remaining chunks (with the exact `totalChunks`) and the final statistics. */
   finish(): ChunkingResult;
 }
 
@@ -41,12 +42,15 @@ export function createIncrementalChunker(options: IncrementalChunkingOptions): I
     push(pageBlocks) {
       if (finished) throw new Error('the incremental chunker is finished');
       pages += 1;
-      return pageBlocks.flatMap((block) => engine.add(block));
+      const ready = pageBlocks.flatMap((block) => engine.add(block));
+      for (const chunk of ready) chunk.totalChunks = engine.chunkCount();
+      return ready;
     },
     finish() {
       if (finished) throw new Error('the incremental chunker is finished');
       finished = true;
       const chunks = engine.finish();
+      for (const chunk of chunks) chunk.totalChunks = engine.chunkCount();
       const used = options.mode === 'auto' && engine.headingCount() === 0 ? 'paragraph' : strategy;
       return { chunks, stats: engine.stats(pages, used) };
     },

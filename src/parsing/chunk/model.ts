@@ -31,8 +31,12 @@ export interface Chunk {
   /** Images whose blocks the chunk holds (without their bytes). */
   images: Image[];
   chunkIndex: number;
-  /** Number of chunks of the document; null for chunks sent incrementally (the final stats carry it). */
-  totalChunks: number | null;
+  /**
+   * Number of chunks of the document. A chunk sent incrementally before the end carries the number
+   * of chunks known when it was sent (a running count that never decreases, at least `chunkIndex + 1`);
+   * the chunks sent at the end, and the final stats, carry the exact total.
+   */
+  totalChunks: number;
   wordCount: number;
   /**
    * Id of the section the chunk belongs to — `${documentId}:s${n}` for the document's n-th heading

@@ -18,7 +18,7 @@ function streamed(document: ParsedDocument, mode: ChunkingMode) {
   return { perPage, end, all: [...perPage.flat(), ...end.chunks] };
 }
 
-const withoutTotal = (chunks: Chunk[]) => chunks.map((chunk) => ({ ...chunk, totalChunks: null }));
+const withoutTotal = (chunks: Chunk[]) => chunks.map((chunk) => ({ ...chunk, totalChunks: 0 }));
 
 describe('incremental chunking', () => {
   for (const mode of ['semantic', 'page', 'paragraph', 'disabled'] as const) {
@@ -26,18 +26,24 @@ describe('incremental chunking', () => {
       const document = annualReport();
       const whole = chunkDocument(document, { mode, targetWords: 500, maxWords: 1500, documentId: 'inc' });
       const { all, end } = streamed(document, mode);
-      expect(all).to.deep.equal(withoutTotal(whole.chunks));
+      expect(withoutTotal(all)).to.deep.equal(withoutTotal(whole.chunks));
+      // The chunks sent at the end carry the exact total; earlier ones the running count.
+      for (const chunk of end.chunks) expect(chunk.totalChunks).to.equal(whole.chunks.length);
       expect(end.stats).to.deep.equal(whole.stats);
     });
   }
 
-  it('sends chunks before the end, with total_chunks unknown', () => {
+  it('sends chunks before the end, each with the running count of chunks known so far', () => {
     const { perPage } = streamed(annualReport(), 'auto');
     expect(perPage[0]).to.deep.equal([]);
     // Page 2 fills the first Raw water chunk, which releases the title section held before it.
     expect(perPage[1]?.map((chunk) => chunk.chunkIndex)).to.deep.equal([0, 1]);
     expect(perPage.slice(0, 10).flat().length).to.be.greaterThan(5);
-    for (const chunk of perPage.flat()) expect(chunk.totalChunks).to.equal(null);
+    let known = 0;
+    for (const batch of perPage) {
+      known += batch.length;
+      for (const chunk of batch) expect(chunk.totalChunks).to.equal(known);
+    }
   });
 
   it('reports semantic for auto when headings were found, paragraph when none were', () => {
