@@ -50,6 +50,8 @@ import { toolJob } from './tools/toolJob.js';
 import { createTools, type Tools as AssistantTools } from './tools/tools.js';
 import { createChat, DEFAULT_SYSTEM_PROMPT, type Chat } from './chat/chat.js';
 import { createLiveTurns } from './chat/liveTurns.js';
+import { toolTaskIdsOf } from './chat/turnEvents.js';
+import { DomainError } from './domain/shared/index.js';
 import { createUsers, type Users } from './users/users.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
@@ -282,6 +284,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     clock,
     log: log.child({ component: 'conversation_purge' }),
     intervalMs: config.conversationPurgeIntervalMs,
+    async purgeDerived(conversationId, caller) {
+      for (const taskId of await toolTaskIdsOf(readModels, conversationId)) {
+        await tasks.purge({ taskId }, caller).catch((error: unknown) => {
+          // A task still running 30 days on is left (and said): its stream is not the conversation's.
+          if (!(error instanceof DomainError)) throw error;
+          log.warn({ conversationId, taskId, reason: error.code }, 'tool task of a purged conversation kept');
+        });
+      }
+    },
   });
   const toolRegistry = createToolRegistry(
     builtinTools({

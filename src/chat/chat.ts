@@ -199,7 +199,8 @@ export function createChat(options: ChatOptions) {
       return {
         ...base,
         success: false,
-        result: { task_id: taskId },
+        result: null,
+        task_id: taskId,
         execution_time_ms: Date.now() - started,
         error: { type: 'tool_timeout', message: `${call.name} still runs as task ${taskId}` },
       };
@@ -210,6 +211,7 @@ export function createChat(options: ChatOptions) {
       result: outcome.result,
       execution_time_ms: outcome.executionTimeMs,
       ...(outcome.error ? { error: outcome.error } : {}),
+      task_id: taskId,
     };
   }
 
@@ -224,8 +226,16 @@ export function createChat(options: ChatOptions) {
     let finishReason = 'stop';
     let round = 0;
 
-    const append = (message: Parameters<Conversations['append']>[2]) =>
-      conversations.append(owner, conversationId, { ...message, turnId: turn.turnId }, caller);
+    const append = async (message: Parameters<Conversations['append']>[2]) => {
+      const stored = await conversations.append(
+        owner,
+        conversationId,
+        { ...message, turnId: turn.turnId },
+        caller,
+      );
+      turn.position = Math.max(turn.position, stored.position);
+      return stored;
+    };
     const say = (text: string): void => {
       if (!text) return;
       pending += text;
@@ -472,6 +482,7 @@ export function createChat(options: ChatOptions) {
         request.caller,
       );
       const turn = new LiveTurn(conversationId, stored.sequence, stored.messageId);
+      turn.position = stored.position;
       live.add(turn);
       const signal = AbortSignal.timeout(options.turnTimeoutMs);
       void run({ ...request, conversationId }, turn, signal).finally(() => {

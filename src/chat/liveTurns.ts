@@ -16,6 +16,8 @@ export interface FollowedEvent {
 export class LiveTurn {
   readonly events: TurnEvent[] = [];
   ended = false;
+  /** Log position of the turn's latest stored message: a reader of the conversation waits for it. */
+  position = 0;
   private wake = new Set<() => void>();
 
   constructor(

@@ -15,11 +15,12 @@ export interface PlannedCall {
 const RULES: ReadonlyArray<{ pattern: RegExp; call: PlannedCall }> = [
   {
     pattern:
-      /\b(list|show|which|what)\b.{0,40}\b(documents|docs|files)\b|(اعرض|قائمة).{0,20}(المستندات|الوثائق)/iu,
+      /\b(list|show)\b.{0,20}\b(documents|docs|files)\b|\b(which|what) (documents|docs|files)\b.{0,30}\b(have|are there|exist|stored|available)\b|(اعرض|قائمة).{0,20}(المستندات|الوثائق)/iu,
     call: { name: 'list_documents', arguments: {} },
   },
   {
-    pattern: /\b(list|show|my|which|running)\b.{0,30}\b(tasks|jobs)\b|(اعرض|قائمة).{0,20}المهام/iu,
+    pattern:
+      /\b(list|show)\b.{0,20}\b(tasks|jobs)\b|\b(my|running) (tasks|jobs)\b|(اعرض|قائمة).{0,20}المهام/iu,
     call: { name: 'list_tasks', arguments: {} },
   },
   {

@@ -1,4 +1,5 @@
-import type { MessageView } from '../projections/conversationsProjection.js';
+import { CONVERSATION_MESSAGES, type MessageView } from '../projections/conversationsProjection.js';
+import type { ReadModels } from '../projections/readModels.js';
 
 export interface TokensUsed {
   input: number;
@@ -25,6 +26,8 @@ export interface ToolResultData {
   error?: { type: string; message: string };
   requires_confirmation?: boolean;
   action_id?: string;
+  /** The `tool` task that ran the call (as `execute_tool` answers it). */
+  task_id?: string;
 }
 
 export interface Citation {
@@ -213,4 +216,16 @@ export function uniqueCitations(citations: readonly Citation[]): Citation[] {
     else known.score = Math.max(known.score, citation.score);
   }
   return [...byDoc.values()];
+}
+
+/**
+ * The tasks that ran a conversation's tool calls. Their inputs and results hold what the
+ * conversation said (a question, what it found), so purging the conversation purges them too.
+ */
+export async function toolTaskIdsOf(readModels: ReadModels, conversationId: string): Promise<string[]> {
+  const messages = await readModels.find<MessageView>(CONVERSATION_MESSAGES, {
+    filter: { conversationId, role: 'tool' },
+    limit: 100_000,
+  });
+  return [...new Set(messages.flatMap((message) => parseToolResult(message).task_id ?? []))];
 }

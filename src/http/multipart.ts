@@ -122,15 +122,18 @@ export function multipartBody(limits: MultipartLimits): Middleware {
         fields: Object.fromEntries(
           Object.entries(fields).map(([name, values]) => [name, (values ?? []).map(String)]),
         ),
-        files: Object.entries(files).flatMap(([field, list]) =>
-          (list ?? []).map((file) => ({
-            field,
-            fileName: cleanFileName(file.originalFilename ?? ''),
-            mimeType: file.mimetype ?? null,
-            size: file.size,
-            path: file.filepath,
-          })),
-        ),
+        // In the order the request sent them: formidable lists a field's files as they finish writing.
+        files: Object.entries(files)
+          .flatMap(([field, list]) =>
+            (list ?? []).map((file) => ({
+              field,
+              fileName: cleanFileName(file.originalFilename ?? ''),
+              mimeType: file.mimetype ?? null,
+              size: file.size,
+              path: file.filepath,
+            })),
+          )
+          .sort((a, b) => opened.indexOf(a.path) - opened.indexOf(b.path)),
       };
       ctx.state['multipart'] = body;
       await next();

@@ -27,6 +27,11 @@ export function createConversationPurgeScheduler(options: {
   intervalMs: number;
   /** Conversations purged per sweep at most (the next sweep takes the rest). */
   batch?: number;
+  /**
+   * Purges what the conversation's content was copied into outside its stream (the tasks that ran
+   * its tool calls), before the conversation itself: a sweep cut short repeats it harmlessly.
+   */
+  purgeDerived?: (conversationId: string, caller: Caller) => Promise<void>;
 }) {
   const { conversations, readModels, leases, clock, log } = options;
   const batch = options.batch ?? 200;
@@ -46,6 +51,7 @@ export function createConversationPurgeScheduler(options: {
       });
       for (const conversation of due) {
         try {
+          await options.purgeDerived?.(conversation.id, SCHEDULER);
           const outcome = await conversations.purge(conversation.id, SCHEDULER);
           if (outcome.appended.length > 0) purged.push(conversation.id);
         } catch (error) {

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/log.js';
 import { CONVERSATIONS } from '../../src/projections/conversationsProjection.js';
+import { TASKS } from '../../src/projections/tasksProjection.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import {
   CONVERSATION_PURGE_LEASE,
@@ -142,6 +143,46 @@ describe('purging deleted conversations', function () {
     expect(filesContaining(dir, marker)).to.deep.equal([]);
     expect(filesContaining(dir, titleMarker)).to.deep.equal([]);
     expect(filesContaining(dir, 'keepsakeword1234')).to.not.deep.equal([]);
+  });
+
+  it("purges what a chat turn copied elsewhere: the tasks that ran the conversation's tool calls", async () => {
+    const marker = `zqchat${Math.random().toString(36).slice(2, 12)}`;
+    const runtime = await open();
+    await runtime.start();
+    const http = supertest(createApp(runtime).callback());
+    const caller = { actorId: 'test', correlationId: 'test' };
+    await runtime.users.add('alice', { admin: false, password: 'alice-password-1' }, caller);
+    const authorization = `token ${(await runtime.users.issueKey('alice', caller)).key}`;
+    const answered = await http
+      .post(`${API}.chat_with_tools`)
+      .set('Authorization', authorization)
+      .send({ user_message: `What do the documents say about ${marker}?` })
+      .expect(200);
+    const { conversation_id: conversationId, tool_calls: calls } = answered.body.message.data as {
+      conversation_id: string;
+      tool_calls: Array<{ name: string; status: string }>;
+    };
+    expect(calls.map((call) => [call.name, call.status])).to.deep.equal([['query_knowledge', 'executed']]);
+    await settle(runtime);
+    // The question is in the tool task's input, outside the conversation's stream.
+    const tasks = await runtime.readModels.find<{ id: string; jobType: string }>(TASKS, {
+      filter: { jobType: 'tool' },
+    });
+    expect(tasks).to.have.length(1);
+    expect(filesContaining(dir, marker)).to.not.deep.equal([]);
+
+    await http
+      .delete(`${API}.delete_conversation`)
+      .query({ conversation_id: conversationId })
+      .set('Authorization', authorization)
+      .expect(200);
+    now += 30 * DAY;
+    expect(await runtime.conversationPurge.sweep()).to.deep.equal([conversationId]);
+    await settle(runtime);
+    expect(await runtime.eventStore.readStream(`task-${tasks[0]!.id}`)).to.deep.equal([]);
+    expect(await runtime.readModels.get(TASKS, tasks[0]!.id)).to.equal(null);
+    await runtime.stop();
+    expect(filesContaining(dir, marker)).to.deep.equal([]);
   });
 
   it('does not purge a conversation restored before it was due', async () => {

@@ -152,6 +152,7 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
       },
       done.tokens_used,
     ),
+    position: turn.position,
   };
 }
 
