@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Caller } from '../commands/context.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ToolCallRef } from '../domain/conversation/events.js';
@@ -471,10 +472,14 @@ export function createChat(options: ChatOptions) {
         mimeType,
         sizeBytes,
       }));
+      // The turn is named by its user message, which carries its own id as `turnId` like the rest.
+      const turnId = randomUUID();
       const stored = await conversations.append(
         request.owner,
         conversationId,
         {
+          messageId: turnId,
+          turnId,
           role: 'user',
           content: userContent(request),
           ...(attachments.length > 0 ? { attachments } : {}),

@@ -172,6 +172,41 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       expect(messageOf(gone).error).to.include({ type: 'conversation_deleted' });
     });
 
+    it('keeps concurrent turns of one conversation whole: every message stored once, each turn told apart', async () => {
+      const first = dataOf(await chat(alice, { user_message: 'stats please' }).expect(200));
+      const conversationId = String(first['conversation_id']);
+      const answers = await Promise.all(
+        ['install', 'erosion', 'turbidity', 'requirements', 'kits'].map((topic) =>
+          chat(alice, {
+            user_message: `What is said about ${topic}?`,
+            conversation_id: conversationId,
+          }).expect(200),
+        ),
+      );
+      const page = await app.http
+        .get(`${API}.get_conversation_history`)
+        .query({ conversation_id: conversationId, limit: 100 })
+        .set('Authorization', alice.authorization)
+        .expect(200);
+      const messages = dataOf(page)['messages'] as Array<{
+        sequence: number;
+        role: string;
+        turn_id: string;
+        message_id: string;
+      }>;
+      expect(messages.map((message) => message.sequence)).to.deep.equal(
+        Array.from({ length: 24 }, (_, at) => at + 1),
+      );
+      const turns = new Map<string, string[]>();
+      for (const message of messages)
+        turns.set(message.turn_id, [...(turns.get(message.turn_id) ?? []), message.role]);
+      expect([...turns.values()]).to.have.length(6);
+      for (const roles of turns.values())
+        expect(roles).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      const finals = new Set(answers.map((answer) => String(dataOf(answer)['message_id'])));
+      expect(messages.filter((message) => finals.has(message.message_id))).to.have.length(5);
+    });
+
     it('refuses bad requests with 4xx in the envelope, and anonymous callers with 401', async () => {
       for (const body of [
         {},
