@@ -45,7 +45,7 @@ import { actionsProjection } from './projections/actionsProjection.js';
 import { createActionCommands } from './commands/actionCommands.js';
 import { actionReactor } from './tools/actionReactor.js';
 import { builtinTools } from './tools/builtinTools.js';
-import { createToolRegistry } from './tools/registry.js';
+import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
 import { toolJob } from './tools/toolJob.js';
 import { createTools, type Tools as AssistantTools } from './tools/tools.js';
 import { createChat, DEFAULT_SYSTEM_PROMPT, type Chat } from './chat/chat.js';
@@ -53,6 +53,11 @@ import { createLiveTurns } from './chat/liveTurns.js';
 import { toolTaskIdsOf } from './chat/turnEvents.js';
 import { DomainError } from './domain/shared/index.js';
 import { createUsers, type Users } from './users/users.js';
+import { createSettingsCommands } from './commands/settingsCommands.js';
+import { createSettings, type Settings } from './settings/settings.js';
+import { createOnboardingCommands } from './commands/onboardingCommands.js';
+import { createOnboarding, type Onboarding } from './onboarding/onboarding.js';
+import { onboardingReactor } from './onboarding/onboardingReactor.js';
 import type { ReadStore } from './readStore/readStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
 import { VERSION } from './version.js';
@@ -118,6 +123,10 @@ export interface Runtime {
   /** The assistant's tools, their calls and the pending actions that wait for confirmation. */
   tools: AssistantTools;
   chat: Chat;
+  /** The assistant's settings (persona, language, tools and their policies), changed by onboarding and admins. */
+  settings: Settings;
+  /** Onboarding sessions of the Assistant API's users. */
+  onboarding: Onboarding;
   /** Per-user request limits of the Assistant API, and the policy of each class. */
   rateLimits: { limiter: RateLimiter; policies: Record<RateLimitClass, RateLimitPolicy> };
 }
@@ -256,6 +265,25 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   });
   const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
   const actions = createActionCommands({ eventStore, clock });
+  // Tools need the settings (their policies) and settings need the tools (names to check): the
+  // registry is filled once the services its tools use exist, and read only after start-up.
+  let toolRegistry: ToolRegistry | null = null;
+  const toolInfo = () => toolRegistry?.list() ?? [];
+  const settings = createSettings({
+    commands: createSettingsCommands({ eventStore, clock }),
+    eventStore,
+    tools: toolInfo,
+    configuredMaxTokens: config.llmMaxTokens,
+    baseSystemPrompt: DEFAULT_SYSTEM_PROMPT,
+  });
+  const onboardingCommands = createOnboardingCommands({ eventStore, clock });
+  const onboarding = createOnboarding({
+    commands: onboardingCommands,
+    settings,
+    tasks,
+    tools: toolInfo,
+    newId: randomUUID,
+  });
   const reactors = createReactorRunner({
     eventStore,
     readStore,
@@ -266,6 +294,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
       ...knowledge.reactors,
       actionReactor({ actions, tasks }),
+      onboardingReactor({ onboarding, commands: onboardingCommands }),
     ],
   });
   const users = createUsers({ eventStore, readModels, clock });
@@ -294,7 +323,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       }
     },
   });
-  const toolRegistry = createToolRegistry(
+  toolRegistry = createToolRegistry(
     builtinTools({
       search: knowledge.search,
       answer: knowledge.answer,
@@ -306,6 +335,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   );
   const tools = createTools({
     registry: toolRegistry,
+    policyOf: (tool) => settings.policyOf(tool),
     tasks,
     actions,
     eventStore,
@@ -324,7 +354,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     maxToolRounds: config.chatMaxToolRounds,
     acceptsImages: config.llmAcceptsImages,
     turnTimeoutMs: config.chatTurnTimeoutMs,
-    systemPrompt: async () => DEFAULT_SYSTEM_PROMPT,
+    systemPrompt: async () => (await settings.assistantSettings()).systemPrompt,
+    toolPolicy: (tool) => settings.policyOf(tool),
   });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
   const workerId = `${hostname()}:${process.pid}`;
@@ -417,6 +448,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     conversationPurge,
     tools,
     chat,
+    settings,
+    onboarding,
     rateLimits: {
       limiter: rateLimiter,
       policies: {

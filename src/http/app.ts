@@ -56,6 +56,8 @@ export type AppDeps = Pick<
   | 'tools'
   | 'chat'
   | 'rateLimits'
+  | 'settings'
+  | 'onboarding'
 >;
 
 export interface AppOptions {
@@ -128,6 +130,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       tools: deps.tools,
       chat: deps.chat,
       parser: deps.parser,
+      settings: deps.settings,
+      onboarding: deps.onboarding,
     }),
     ...(options.assistantRoutes ?? []),
   ];

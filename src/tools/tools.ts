@@ -8,7 +8,8 @@ import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
 import { awaitTask } from '../knowledge/awaitTask.js';
 import { ACTIONS, type ActionView } from '../projections/actionsProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
-import type { ToolRegistry } from './registry.js';
+import type { ToolPolicy } from '../settings/definitions.js';
+import type { Tool, ToolRegistry } from './registry.js';
 import { TOOL_JOB, type ToolTaskInput, type ToolTaskResult } from './toolJob.js';
 
 /** How a call ended, or that it is still running when the wait ran out. */
@@ -34,7 +35,11 @@ export interface ToolsOptions {
   actionExpiryMs: number;
   /** How long `execute`/`confirm` wait for the worker before answering that the call still runs. */
   waitMs?: number;
+  /** What the assistant's settings allow a tool; by default its risk decides (high: confirm). */
+  policyOf?: (tool: Tool) => Promise<ToolPolicy>;
 }
+
+const riskPolicy = async (tool: Tool): Promise<ToolPolicy> => (tool.risk === 'high' ? 'confirm' : 'auto');
 
 function withTimeout(signal: AbortSignal, ms: number): AbortSignal {
   return AbortSignal.any([signal, AbortSignal.timeout(ms)]);
@@ -109,9 +114,20 @@ export function createTools(options: ToolsOptions) {
     return { state: 'running' };
   }
 
+  const policyOf = options.policyOf ?? riskPolicy;
+
   return {
     registry,
     actionExpiryMs: options.actionExpiryMs,
+    /** Whether a call of `tool` runs at once (auto), waits for confirmation (confirm), or is refused (disabled). */
+    policyOf,
+    /** The tools the settings leave on (of `category`, when given), each with its policy. */
+    async available(category: string | null = null): Promise<Array<{ tool: Tool; policy: ToolPolicy }>> {
+      const listed = await Promise.all(
+        registry.list(category).map(async (tool) => ({ tool, policy: await policyOf(tool) })),
+      );
+      return listed.filter((entry) => entry.policy !== 'disabled');
+    },
 
     /** Runs a low or medium risk call in a worker and waits for it. `params` must be validated. */
     async execute(
@@ -132,7 +148,7 @@ export function createTools(options: ToolsOptions) {
       return { taskId: created.taskId, outcome: await waitForTask(created.taskId, signal) };
     },
 
-    /** Records a high-risk call as a pending action of `owner`; nothing runs. */
+    /** Records a call that needs confirmation (high risk, or so set) as a pending action of `owner`; nothing runs. */
     async request(
       owner: string,
       tool: string,

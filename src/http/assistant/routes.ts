@@ -11,6 +11,9 @@ import { sessionRoutes } from './sessionRoutes.js';
 import { settingsRoutes } from './settingsRoutes.js';
 import type { Tools } from '../../tools/tools.js';
 import { toolRoutes } from './toolRoutes.js';
+import type { Settings } from '../../settings/settings.js';
+import type { Onboarding } from '../../onboarding/onboarding.js';
+import { onboardingRoutes } from './onboardingRoutes.js';
 
 /** The Assistant method API's routes of this build, relative to `/api/method`. */
 export function assistantApiRoutes(deps: {
@@ -22,6 +25,8 @@ export function assistantApiRoutes(deps: {
   tools: Tools;
   chat: Chat;
   parser: Pick<ParsePool, 'run'>;
+  settings: Settings;
+  onboarding: Onboarding;
 }): Route[] {
   return [
     ...sessionRoutes({
@@ -31,7 +36,8 @@ export function assistantApiRoutes(deps: {
       sessionTtlMs: deps.config.sessionTtlMs,
       jwtEnabled: deps.config.jwt !== null,
     }),
-    ...settingsRoutes({ config: deps.config, version: deps.version }),
+    ...settingsRoutes({ config: deps.config, version: deps.version, settings: deps.settings }),
+    ...onboardingRoutes({ onboarding: deps.onboarding }),
     ...conversationRoutes({ conversations: deps.conversations }),
     ...toolRoutes({ tools: deps.tools }),
     ...chatRoutes({

@@ -1,6 +1,7 @@
 import { ACTIONS, type ActionView } from '../../projections/actionsProjection.js';
 import { TOOL_CATEGORIES, type Tool } from '../../tools/registry.js';
 import type { CallOutcome, Tools } from '../../tools/tools.js';
+import type { ToolPolicy } from '../../settings/definitions.js';
 import { assistantErrorSchema } from '../errorHandler.js';
 import { HttpError } from '../httpError.js';
 import { defineRoute, type Route, type Schema } from '../route.js';
@@ -52,13 +53,13 @@ const actionSchema = {
   },
 } as const satisfies Schema;
 
-function toolData(tool: Tool, includeSchema: boolean) {
+function toolData(tool: Tool, policy: ToolPolicy, includeSchema: boolean) {
   return {
     name: tool.name,
     description: tool.description,
     category: tool.category,
     risk_level: tool.risk,
-    requires_confirmation: tool.risk === 'high',
+    requires_confirmation: policy === 'confirm',
     ...(includeSchema ? { parameters: tool.params } : {}),
   };
 }
@@ -95,7 +96,8 @@ function callData(outcome: CallOutcome, waitedMs: number) {
 }
 
 /**
- * Tools and confirmations. A call runs in a worker and the request waits for it; a high-risk call
+ * Tools and confirmations. A call runs in a worker and the request waits for it; a call that needs
+ * confirmation (a high-risk tool, or one the settings say so of; a tool they disable is refused)
  * runs nothing and answers the pending action its owner may confirm or reject. Another user's
  * action is answered 404, as an unknown one is.
  */
@@ -128,9 +130,10 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
         422: invalid,
       },
       async handle({ query }) {
-        const found = registry
-          .list(query.category ?? null)
-          .map((tool) => toolData(tool, query.include_schema));
+        // Tools the settings disable are not offered at all.
+        const found = (await tools.available(query.category ?? null)).map(({ tool, policy }) =>
+          toolData(tool, policy, query.include_schema),
+        );
         return { body: envelope({ tools: found, count: found.length }) };
       },
     }),
@@ -162,6 +165,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
           description: 'The tool still runs after the wait (follow `task_id`)',
           schema: envelopeSchema(callResultSchema),
         },
+        403: { description: 'The settings disable this tool', schema: assistantErrorSchema },
         404: { description: 'No such tool', schema: assistantErrorSchema },
         422: invalid,
       },
@@ -169,6 +173,14 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
         const owner = principalOf(koa).name;
         const tool = registry.get(body.tool_name);
         if (!tool) throw new HttpError(404, 'tool_not_found', `No tool named ${body.tool_name}`);
+        const policy = await tools.policyOf(tool);
+        if (policy === 'disabled') {
+          throw new HttpError(
+            403,
+            'tool_disabled',
+            `The tool ${tool.name} is disabled by the assistant's settings`,
+          );
+        }
         const checked = registry.validate(tool.name, (body.params ?? {}) as Record<string, unknown>);
         if (!checked.ok) {
           const issues = checked.issues.map((issue) => ({
@@ -179,7 +191,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
           const summary = issues.map((issue) => `body.${issue.field} ${issue.message}`).join('; ');
           throw new HttpError(422, 'validation_error', summary, issues);
         }
-        if (tool.risk === 'high') {
+        if (policy === 'confirm') {
           const requested = await tools.request(owner, tool.name, checked.params, caller);
           const pending = requested.state.status === 'none' ? null : requested.state;
           return {
