@@ -15,6 +15,7 @@ import { eventFeed } from '../eventStore/eventFeed.js';
 import { ALL_ROLES, createRuntime, openTools, type Role, type Tools } from '../runtime.js';
 import { PortInUseError } from '../server.js';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users.js';
+import { SETTINGS_USAGE, settingsCommand } from './settings.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -38,6 +39,7 @@ Commands:
   check                 Check that the configured event store, read store and bus answer (exit 0 or 1):
                         a container health check for worker and projector processes.
 ${USERS_USAGE}
+${SETTINGS_USAGE}
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -87,6 +89,8 @@ async function main(): Promise<number> {
       return check(config);
     case 'users':
       return usersCommand(config, rest, values);
+    case 'settings':
+      return settingsCommand(config, rest);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
       return 2;
