@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
+import { createOnboardingCommands } from '../../src/commands/onboardingCommands.js';
+import type { Session } from '../../src/onboarding/onboarding.js';
 
 const API = '/api/method/assistant.api';
 type Body = {
@@ -88,6 +90,13 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
   async function count(stream: string, type: string): Promise<number> {
     const events = await app.runtime.eventStore.readStream(stream);
     return events.filter((event) => event.type === type).length;
+  }
+  /** Applications of a session's settings (one event each). */
+  async function settingsApplied(sessionId: string): Promise<number> {
+    const events = await app.runtime.eventStore.readStream('settings-assistant');
+    return events.filter(
+      (event) => event.type === 'SettingsApplied' && event.data['applicationId'] === sessionId,
+    ).length;
   }
 
   describe('start_onboarding', () => {
@@ -323,7 +332,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       ]);
       expect(executed.configuration.ingestion!.task_id).to.be.a('string');
       expect(await count(`onboarding-${sessionId}`, 'OnboardingExecuted')).to.equal(1);
-      expect(await count('settings-assistant', 'SettingsApplied')).to.equal(1);
+      expect(await settingsApplied(sessionId)).to.equal(1);
       expect(await count(`task-${executed.configuration.ingestion!.task_id}`, 'TaskCreated')).to.equal(1);
     });
 
@@ -358,7 +367,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       );
       expect(status).to.deep.equal(executed);
       expect(await count(`onboarding-${sessionId}`, 'OnboardingExecuted')).to.equal(1);
-      expect(await count('settings-assistant', 'SettingsApplied')).to.equal(1);
+      expect(await settingsApplied(sessionId)).to.equal(1);
       expect(await count(`task-${executed.configuration.ingestion!.task_id}`, 'TaskCreated')).to.equal(1);
       expect(pageRequests).to.equal(1);
     });
@@ -440,5 +449,56 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
     );
     expect(done.status).to.equal('completed');
     expect(done.configuration).to.deep.equal({ settings: {}, ingestion: null, tools: null });
+  });
+
+  describe('after a crash between recording an execution and carrying it out', () => {
+    it('the reactor carries it out: the settings applied and the ingestion task created, once', async () => {
+      // The command alone, as a request that died right after appending OnboardingExecuted.
+      const commands = createOnboardingCommands({
+        eventStore: app.runtime.eventStore,
+        clock: () => new Date(),
+      });
+      const caller = { actorId: 'user:carol', correlationId: 'crashed-request' };
+      const sessionId = 'crashed-session';
+      await commands.start(
+        { sessionId, owner: 'carol', modules: ['knowledge', 'assistant'], companyName: null },
+        caller,
+      );
+      const answers: Array<[string, string | string[]]> = [
+        ['knowledge.sources', [`${base}/harbour`]],
+        ['assistant.name', 'Nemo'],
+        ['assistant.language', 'auto'],
+      ];
+      for (const [questionKey, answer] of answers) {
+        await commands.answer({ sessionId, owner: 'carol', questionKey, answer }, caller);
+      }
+      const { state } = await commands.read(sessionId);
+      const configuration = app.runtime.onboarding.configurationOf(state as Session);
+      const executed = await commands.execute(
+        { sessionId, owner: 'carol', configuration, ingestionTaskId: 'crashed-ingestion' },
+        caller,
+      );
+      expect(executed.appended.map((event) => event.type)).to.deep.equal(['OnboardingExecuted']);
+
+      await eventually(
+        async () => ((await settingsApplied(sessionId)) === 1 ? true : undefined),
+        10_000,
+        'the settings applied',
+      );
+      expect((await app.runtime.settings.assistantSettings()).persona.name).to.equal('Nemo');
+      await eventually(
+        async () => ((await count('task-crashed-ingestion', 'TaskCreated')) === 1 ? true : undefined),
+        10_000,
+        'the ingestion task created',
+      );
+      // Asking again (the client retrying) changes nothing more.
+      const carol = await addTestUser(app, 'carol');
+      const again = session(
+        await post(carol, 'execute_onboarding_configuration', { session_id: sessionId }).expect(200),
+      );
+      expect(again.configuration.ingestion!.task_id).to.equal('crashed-ingestion');
+      expect(await settingsApplied(sessionId)).to.equal(1);
+      expect(await count('task-crashed-ingestion', 'TaskCreated')).to.equal(1);
+    });
   });
 });
