@@ -14,7 +14,36 @@ export type PdfPage = Pdfjs.PDFPageProxy;
  * so nothing has to be configured and the work stays on the core that runs the parse.
  */
 export function loadPdfjs(): Promise<PdfjsModule> {
-  return import('pdfjs-dist/legacy/build/pdf.mjs');
+  loading ??= loadWithNativeBuiltins();
+  return loading;
+}
+
+let loading: Promise<PdfjsModule> | undefined;
+
+/**
+ * The legacy build bundles core-js, which on Node 20 (V8 11) *replaces* `Array.prototype.push` (an
+ * error-type fix for arrays with a read-only length, V8 issue 12681) and `JSON.stringify`/`JSON.parse`
+ * (for `JSON.rawJSON`) for the whole thread: after loading, push ran 3–4× and JSON.stringify ~30×
+ * slower, in pdf.js and in every parser, chunker and serializer sharing the thread (the profile of a
+ * text PDF parse showed the push polyfill alone at ~17% of the time). pdf.js needs none of the three,
+ * so the natives are put back once both bundles are loaded; the worker bundle is loaded here too, as
+ * `globalThis.pdfjsWorker` (which the fake worker uses), because loading it later would replace them
+ * again. Functions core-js only adds (Promise.withResolvers…) stay: pdf.js uses them.
+ */
+async function loadWithNativeBuiltins(): Promise<PdfjsModule> {
+  const natives = { push: Array.prototype.push, stringify: JSON.stringify, parse: JSON.parse };
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // @ts-expect-error -- the worker bundle ships no type declarations; it is loaded for its side effect.
+  await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+  Object.defineProperty(Array.prototype, 'push', {
+    value: natives.push,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+  JSON.stringify = natives.stringify;
+  JSON.parse = natives.parse;
+  return pdfjs;
 }
 
 const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
