@@ -5,7 +5,8 @@ import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
 import { isNotSupported, openMongoConnection } from './mongoConnection.js';
 import { SEARCH_FIELD, decodeDoc, storedPath, toMongoFilter, toMongoSort } from './mongoDocuments.js';
 import { createMongoSearch, type Page } from './mongoSearch.js';
-import { createTextFolding, termListPaths, textIndexSpec } from './mongoText.js';
+import { termListPaths, textIndexSpec } from './mongoText.js';
+import { createTextFolding } from './textTokens.js';
 import { serverProfile } from './mongoProfile.js';
 import { applyOperations, toBulkOperation, type StoredDoc, type StoredSpec } from './mongoWrites.js';
 import type {

@@ -1,8 +1,8 @@
 import type { Document } from 'mongodb';
 import { valueAt } from './filter.js';
 import { SEARCH_FIELD } from './mongoDocuments.js';
-import { porterStem } from './porterStemmer.js';
-import type { Doc, TextNormalizer } from './readStore.js';
+import { stemmedTokens } from './textTokens.js';
+import type { Doc } from './readStore.js';
 
 /**
  * What one text field of a document contributes to search. A plain string keeps documents small:
@@ -30,26 +30,9 @@ const BM25_B = 0.75;
 const fieldKey = (index: number): string => `f${index}`;
 const fieldPath = (index: number, part: 's' | 't'): string => `${SEARCH_FIELD}.${fieldKey(index)}.${part}`;
 
-/**
- * Text as both search methods see it: the configured normaliser, lower case, compatibility forms
- * (ligatures, full-width letters) and Latin/Greek/Cyrillic accents removed, as the embedded store's
- * tokenizer does. Arabic marks are left to the normaliser, which knows the language.
- */
-export function createTextFolding(normalize: TextNormalizer): (text: string) => string {
-  return (text) =>
-    normalize(text)
-      .toLowerCase()
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .normalize('NFC');
-}
-
 function fieldTerms(value: unknown, fold: (text: string) => string, withIndex: boolean): FieldTerms | null {
   if (typeof value !== 'string') return null;
-  const tokens = fold(value)
-    .split(/[^\p{L}\p{M}\p{N}]+/u)
-    .filter((token) => token.length > 0)
-    .map(porterStem);
+  const tokens = stemmedTokens(fold(value));
   if (tokens.length === 0) return null;
   // The same string feeds a MongoDB text index (language "none"): its tokenizer sees our stems, so
   // both search methods stem alike, and as the embedded store's porter tokenizer does.

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
 import { assertFilter, valueAt } from './filter.js';
 import { createFtsTopMatches } from './ftsTopMatches.js';
+import { createMemoryTextIndexes } from './memoryTextIndexes.js';
 import type {
   CollectionSpec,
   Doc,
@@ -54,7 +55,12 @@ interface CollectionState {
  * tokens from the index leaves (a contentless table only records tombstones and keeps the tokens). `write` runs in one transaction, so a projection's changes and its
  * checkpoint commit together.
  */
-export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStore {
+export type SqliteReadStore = ReadStore & {
+  /** Resolves when the in-memory copies of text tables being built are ready (tests, benchmarks). */
+  settleTextIndexes(): Promise<void>;
+};
+
+export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteReadStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
@@ -105,6 +111,25 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
   const topMatches = createFtsTopMatches({
     statement: (sql) => statement(sql),
     version: (table) => `${String(dataVersion.get())}:${textWrites.get(table) ?? 0}`,
+  });
+
+  // Match-any searches read an in-memory copy of the text table once it is built (FTS5 until then).
+  const memoryText = createMemoryTextIndexes({
+    rowsAfter(table, rowid, limit) {
+      const state = [...collections.values()].find((candidate) => candidate.textTable === table);
+      const columns = (state?.textFields ?? []).map((_, i) => `f${i}`);
+      if (columns.length === 0) return [];
+      const rows = statement(
+        `SELECT rowid, ${columns.join(', ')} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+      ).all(rowid, limit) as Array<Record<string, unknown>>;
+      return rows.map((row) => ({
+        rowid: Number(row['rowid']),
+        values: columns.map((column) => (typeof row[column] === 'string' ? (row[column] as string) : '')),
+      }));
+    },
+    dataVersion: () => Number(dataVersion.get()),
+    // The copy is dropped and FTS5 answers; the next search builds it again.
+    onError: () => undefined,
   });
 
   function statement(sql: string): Database.Statement {
@@ -183,10 +208,13 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
     statement(
       `INSERT INTO ${state.textTable} (rowid, ${values.map((_, i) => `f${i}`).join(', ')}) VALUES (?, ${values.map(() => '?').join(', ')})`,
     ).run(rid, ...values);
+    memoryText.written(state.textTable, rid, values);
   }
 
   function unindexText(state: CollectionState, rid: number): void {
-    if (state.textTable) statement(`DELETE FROM ${state.textTable} WHERE rowid = ?`).run(rid);
+    if (!state.textTable) return;
+    statement(`DELETE FROM ${state.textTable} WHERE rowid = ?`).run(rid);
+    memoryText.written(state.textTable, rid, null);
   }
 
   function upsert(state: CollectionState, doc: Doc): void {
@@ -294,6 +322,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       const state = collection(name);
       textChanged(state);
       if (!state) return;
+      if (state.textTable) memoryText.dropped(state.textTable);
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${state.table}`);
         if (state.textTable) db.exec(`DROP TABLE IF EXISTS ${state.textTable}`);
@@ -409,7 +438,12 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       // Match-any and unfiltered (what retrieval asks): the same page, without scoring every row of
       // the query's common terms where their weights cannot change it (MaxScore, ftsTopMatches.ts).
       if (any && !filtered && limit >= 0 && skip + limit <= MAX_TOP_MATCHES) {
-        const page = topMatches.top(state.textTable, terms, skip + limit).slice(skip);
+        const fromMemory = memoryText.top(state.textTable, terms, skip + limit);
+        const page = (
+          fromMemory
+            ? fromMemory.map((hit) => ({ rowid: hit.rowid, rank: -hit.score }))
+            : topMatches.top(state.textTable, terms, skip + limit)
+        ).slice(skip);
         if (page.length === 0) return [];
         const docs = new Map(
           (
@@ -440,9 +474,18 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): ReadStor
       return rows.map((row) => ({ doc: JSON.parse(row.doc) as T, score: -row.rank }));
     },
 
+    settleTextIndexes: () => memoryText.settled(),
+
     async write(operations) {
       assertOpen();
-      if (operations.length > 0) applyAll.immediate(operations);
+      if (operations.length === 0) return;
+      try {
+        applyAll.immediate(operations);
+      } catch (error) {
+        memoryText.rolledBack();
+        throw error;
+      }
+      memoryText.committed();
     },
 
     async acquireLease(name, owner, ttlMs) {

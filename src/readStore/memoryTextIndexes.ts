@@ -1,0 +1,123 @@
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import { MemoryTextIndex, type MemoryHit } from './memoryTextIndex.js';
+import { porterStem } from './porterStemmer.js';
+import { foldCase, foldedWords } from './textTokens.js';
+
+/** Rows read per step of a build, between which the event loop runs. */
+const BUILD_PAGE = 500;
+
+interface Entry {
+  index: MemoryTextIndex;
+  ready: boolean;
+  /** The database's `data_version` the index reflects: another connection's commit changes it. */
+  dataVersion: number;
+}
+
+export interface MemoryTextIndexesDeps {
+  /** Rows of a text table after `rowid`, in rowid order: their text columns, as indexed. */
+  rowsAfter(table: string, rowid: number, limit: number): Array<{ rowid: number; values: string[] }>;
+  /** `PRAGMA data_version`: changes when another connection commits. */
+  dataVersion(): number;
+  onError(error: unknown): void;
+}
+
+/**
+ * Stems of words seen, bounded: a language has far fewer distinct words than a collection has
+ * tokens, and stemming each token again was most of a build's time.
+ */
+const STEM_CACHE_LIMIT = 500_000;
+const stems = new Map<string, string>();
+
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    stem = porterStem(word);
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stems.set(word, stem);
+  }
+  return stem;
+}
+
+const tokensOf = (values: readonly string[]): string[] =>
+  values.flatMap((value) => foldedWords(foldCase(value)).map(stemOf));
+
+/**
+ * In-memory copies of the SQLite store's text tables that match-any searches read (see
+ * memoryTextIndex.ts). A copy is built on a table's first such search, in steps that let the event
+ * loop run (FTS5 answers meanwhile), then kept up to date by this connection's own writes, applied
+ * when their transaction commits. A commit by another connection (a CLI rebuild, a second process)
+ * cannot be followed: the copy is dropped and built again.
+ */
+export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
+  const entries = new Map<string, Entry>();
+  let pending: Array<{ table: string; rowid: number; values: readonly string[] | null }> = [];
+
+  async function build(table: string, entry: Entry): Promise<void> {
+    let after = 0;
+    for (;;) {
+      if (entries.get(table) !== entry) return;
+      if (deps.dataVersion() !== entry.dataVersion) {
+        entries.delete(table);
+        return;
+      }
+      const rows = deps.rowsAfter(table, after, BUILD_PAGE);
+      for (const row of rows) entry.index.set(row.rowid, tokensOf(row.values));
+      if (rows.length < BUILD_PAGE) break;
+      after = rows.at(-1)!.rowid;
+      await yieldToEvents();
+    }
+    entry.ready = true;
+  }
+
+  return {
+    /** A row's text changed (`values`) or went (`null`) in the open transaction. */
+    written(table: string, rowid: number, values: readonly string[] | null): void {
+      if (entries.has(table)) pending.push({ table, rowid, values });
+    },
+    committed(): void {
+      for (const { table, rowid, values } of pending) {
+        const entry = entries.get(table);
+        if (!entry) continue;
+        if (values === null) entry.index.delete(rowid);
+        else entry.index.set(rowid, tokensOf(values));
+      }
+      pending = [];
+    },
+    rolledBack(): void {
+      pending = [];
+    },
+    dropped(table: string): void {
+      entries.delete(table);
+    },
+    /**
+     * The top `k` rows of `table` for any of `terms` (already normalised), or null while its copy
+     * is not ready (the caller asks FTS5): the first call starts the copy's build.
+     */
+    top(table: string, terms: readonly string[], k: number): MemoryHit[] | null {
+      const version = deps.dataVersion();
+      let entry = entries.get(table);
+      if (entry && entry.dataVersion !== version) {
+        entries.delete(table);
+        entry = undefined;
+      }
+      if (!entry) {
+        entry = { index: new MemoryTextIndex(), ready: false, dataVersion: version };
+        entries.set(table, entry);
+        const building = entry;
+        build(table, building).catch((error: unknown) => {
+          if (entries.get(table) === building) entries.delete(table);
+          deps.onError(error);
+        });
+        return null;
+      }
+      if (!entry.ready) return null;
+      return entry.index.top(tokensOf(terms), k);
+    },
+    /** Resolves when every copy being built is ready (tests, benchmarks). */
+    async settled(): Promise<void> {
+      while ([...entries.values()].some((entry) => !entry.ready)) await yieldToEvents();
+    },
+  };
+}
+
+export type MemoryTextIndexes = ReturnType<typeof createMemoryTextIndexes>;
