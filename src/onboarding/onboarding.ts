@@ -11,7 +11,12 @@ import type { JsonValue } from '../domain/settings/events.js';
 import { NotFoundError } from '../domain/shared/index.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from '../knowledge/scrapeJob.js';
 import type { Settings } from '../settings/settings.js';
-import { createValidatorFactory, issuesOf, ValidationFailedError } from '../settings/validation.js';
+import {
+  createValidatorFactory,
+  describeIssues,
+  issuesOf,
+  ValidationFailedError,
+} from '../settings/validation.js';
 
 export type Session = Exclude<OnboardingState, { status: 'none' }>;
 
@@ -123,7 +128,7 @@ export function createOnboarding(deps: {
         const issues = issuesOf('answer', validate.errors);
         throw new ValidationFailedError(
           'validation_error',
-          `Invalid answer to ${questionKey}: ${issues.map((issue) => `${issue.field} ${issue.message}`).join('; ')}`,
+          `Invalid answer to ${questionKey}: ${describeIssues(issues)}`,
           issues,
         );
       }

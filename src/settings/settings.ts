@@ -4,9 +4,8 @@ import { settingsAggregate } from '../commands/settingsCommands.js';
 import type { SetValue, SettingName, SettingsState } from '../domain/settings/decider.js';
 import { isSettingName, SETTING_NAMES, settingsDecider } from '../domain/settings/decider.js';
 import type { JsonValue, SettingChange, SettingSource } from '../domain/settings/events.js';
-import { ASSISTANT_SETTINGS_ID } from '../domain/settings/events.js';
+import { ASSISTANT_SETTINGS_ID, settingsEvents } from '../domain/settings/events.js';
 import { fold } from '../domain/shared/index.js';
-import { settingsEvents } from '../domain/settings/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Language, ToolPolicy } from './definitions.js';
 import { SETTING_DEFINITIONS } from './definitions.js';
@@ -102,7 +101,23 @@ export function createSettings(deps: {
   const stream = settingsAggregate.streamOf(ASSISTANT_SETTINGS_ID);
   let cached: { version: number; state: SettingsState } | null = null;
 
-  async function state(): Promise<SettingsState> {
+  let reading: Promise<SettingsState> | null = null;
+
+  /** Callers at the same moment (a policy for each tool of a listing) share one read. */
+  function state(): Promise<SettingsState> {
+    reading ??= load().finally(() => {
+      reading = null;
+    });
+    return reading;
+  }
+
+  /** A read begun before a write must not answer a caller after it: the next one starts afresh. */
+  function afterWrite<T>(outcome: T): T {
+    reading = null;
+    return outcome;
+  }
+
+  async function load(): Promise<SettingsState> {
     const [head] = await eventStore.readStream(stream, { direction: 'backwards', maxCount: 1 });
     const version = head?.streamVersion ?? 0;
     if (cached?.version !== version) {
@@ -184,22 +199,17 @@ export function createSettings(deps: {
     async policyOf(tool: Pick<ToolInfo, 'name' | 'risk'>): Promise<ToolPolicy> {
       return policyFor(tool, await assistant());
     },
-    /** Checks changes without recording them: throws `ValidationFailedError` naming each bad field. */
-    check: (changes: readonly SettingChange[], rootOf: (change: SettingChange) => string) =>
-      assertValid(changes, rootOf),
     /** Sets one setting (null: back to its default). */
     async change(name: string, value: JsonValue, source: SettingSource, caller: Caller) {
       assertValid([{ name, value }], () => name);
-      return commands.change({ name, value, source }, caller);
+      return afterWrite(await commands.change({ name, value, source }, caller));
     },
     /** Sets several settings as one event; the same `applicationId` again changes nothing. */
     async apply(applicationId: string, changes: SettingChange[], source: SettingSource, caller: Caller) {
       assertValid(changes, (change) => `settings.${change.name}`);
-      return commands.apply({ applicationId, source, changes }, caller);
+      return afterWrite(await commands.apply({ applicationId, source, changes }, caller));
     },
   };
 }
 
 export type Settings = ReturnType<typeof createSettings>;
-
-export { describeIssues, ValidationFailedError };
