@@ -139,13 +139,13 @@ export function createOnboarding(deps: {
     /**
      * Executes the session's configuration. The first execution records `OnboardingExecuted` (the
      * event store's expected version lets one of concurrent requests win; the others find it
-     * executed); every call then carries out what it recorded, which is harmless when done already.
+     * executed); every call then carries out what was recorded, which is harmless when done already.
      */
     async execute(owner: string, sessionId: string, caller: Caller) {
-      const session = await owned(owner, sessionId);
-      const configuration = session.executed?.configuration ?? generateConfiguration(session, deps.tools());
+      await owned(owner, sessionId);
+      const tools = deps.tools().map(({ name, category, risk }) => ({ name, category, risk }));
       const outcome = await commands.execute(
-        { sessionId, owner, configuration, ingestionTaskId: deps.newId() },
+        { sessionId, owner, tools, ingestionTaskId: deps.newId() },
         caller,
       );
       const executed = outcome.state as Session;

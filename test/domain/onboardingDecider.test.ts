@@ -25,13 +25,18 @@ const complete = [
   answered('assistant.name', 'Aria'),
   answered('assistant.language', 'en'),
 ];
+// What the complete answers make (no tools module: no tool decided).
 const configuration: OnboardingConfiguration = {
-  settings: [{ name: 'assistant.name', value: 'Aria' }],
+  settings: [
+    { name: 'company.name', value: 'Acme' },
+    { name: 'assistant.name', value: 'Aria' },
+    { name: 'assistant.language', value: 'en' },
+  ],
   ingestion: { urls: ['https://acme.example/faq'], startNow: true },
   tools: null,
 };
 const execute = (owner = 'alice') =>
-  command('ExecuteOnboarding', { sessionId, owner, configuration, ingestionTaskId: 't-1' });
+  command('ExecuteOnboarding', { sessionId, owner, tools: [], ingestionTaskId: 't-1' });
 
 describe('onboarding decider', () => {
   const onboarding = spec(onboardingDecider);

@@ -1,6 +1,6 @@
 import type { Command } from '../shared/index.js';
 import type { JsonValue } from '../settings/events.js';
-import type { OnboardingConfiguration } from './events.js';
+import type { ToolSummary } from './configuration.js';
 import type { OnboardingModule } from './questions.js';
 
 /** `owner` is who asks (a user name): a session of someone else is answered as unknown. */
@@ -14,12 +14,13 @@ export type SubmitOnboardingAnswer = Command<
   { sessionId: string; owner: string; questionKey: string; answer: JsonValue }
 >;
 /**
- * Executes the session: `configuration` generated from its answers, `ingestionTaskId` a fresh id
- * for the ingestion task (used only if this command is the one that executes it).
+ * Executes the session: its configuration is generated from the answers the decider sees and the
+ * `tools` the product offers now; `ingestionTaskId` is a fresh id for the ingestion task (used only
+ * if this command is the one that executes it).
  */
 export type ExecuteOnboarding = Command<
   'ExecuteOnboarding',
-  { sessionId: string; owner: string; configuration: OnboardingConfiguration; ingestionTaskId: string }
+  { sessionId: string; owner: string; tools: ToolSummary[]; ingestionTaskId: string }
 >;
 
 export type OnboardingCommand = StartOnboarding | SubmitOnboardingAnswer | ExecuteOnboarding;

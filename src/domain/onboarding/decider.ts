@@ -3,7 +3,7 @@ import { InvalidStateError, NotFoundError, RuleViolationError } from '../shared/
 import { deepEqual } from '../shared/deepEqual.js';
 import type { JsonValue } from '../settings/events.js';
 import type { OnboardingCommand } from './commands.js';
-import { remainingRequired } from './configuration.js';
+import { generateConfiguration, remainingRequired } from './configuration.js';
 import type { OnboardingConfiguration, OnboardingEvent } from './events.js';
 import type { OnboardingModule } from './questions.js';
 import { questionsFor } from './questions.js';
@@ -88,7 +88,9 @@ function decide(command: OnboardingCommand, state: OnboardingState): Draft[] {
           { remaining },
         );
       }
-      const { configuration } = command.data;
+      // Generated here, from the answers this decision sees: an answer that lands between a read and
+      // the append makes the append conflict and the decision be taken again with it.
+      const configuration = generateConfiguration(session, command.data.tools);
       const ingestionTaskId = configuration.ingestion?.startNow ? command.data.ingestionTaskId : null;
       return [{ type: 'OnboardingExecuted', data: { sessionId, configuration, ingestionTaskId } }];
     }
