@@ -196,4 +196,25 @@ describe('Assistant API settings', function () {
     await post(alice, 'execute_tool', { tool_name: 'knowledge_stats', params: {} }).expect(403);
     await post(alice, 'execute_tool', { tool_name: 'search_knowledge', params: { query: 'x' } }).expect(200);
   });
+
+  it('the chat engine follows the settings: a disabled tool is not called, a confirm tool waits for confirmation', async () => {
+    await update(admin, { 'tools.policy': { query_knowledge: 'disabled' }, 'tools.enabled': null }).expect(
+      200,
+    );
+    const question = { user_message: 'When does the harbour office open?', auto_execute_tools: true };
+    const without = (await post(alice, 'chat_with_tools', question).expect(200)).body.message.data;
+    expect((without.tool_calls as Array<{ name: string }>).map((call) => call.name)).to.not.include(
+      'query_knowledge',
+    );
+    await update(admin, { 'tools.policy': { query_knowledge: 'confirm' } }).expect(200);
+    const held = (await post(alice, 'chat_with_tools', question).expect(200)).body.message.data;
+    const call = (held.tool_calls as Array<{ name: string; action_id?: string }>).find(
+      (candidate) => candidate.name === 'query_knowledge',
+    );
+    expect(call?.action_id).to.be.a('string');
+    const pending = (await get(alice, 'list_pending_actions').expect(200)).body.message.data.actions as Array<
+      Record<string, unknown>
+    >;
+    expect(pending.map((action) => action['action_id'])).to.include(call!.action_id);
+  });
 });
