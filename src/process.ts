@@ -86,10 +86,17 @@ export async function runProcess(
     throw error;
   }
   if (server) {
-    // Load the parsers in the workers now, not on the first upload.
+    // Load the parsers in the workers now, not on the first upload; likewise the multipart reader
+    // and the routes' request schemas on this thread, once it is listening.
     runtime.parser
       .warm()
       .catch((error: unknown) => log.warn({ err: error }, 'could not warm the parse workers'));
+    Promise.all([import('./http/multipart.js'), import('./http/mountRoutes.js')])
+      .then(async ([multipart, routes]) => {
+        await multipart.warmMultipart();
+        await routes.warmValidators();
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not warm the request readers'));
   }
   log.info(
     {
