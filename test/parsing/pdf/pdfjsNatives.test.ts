@@ -14,7 +14,8 @@ describe('loading pdf.js', () => {
 
   it('keeps the functions pdf.js needs that Node 20 lacks', async () => {
     await loadPdfjs();
-    expect(Promise.withResolvers).to.be.a('function');
+    // Not in this TypeScript target's lib: pdf.js's polyfill adds it on Node 20.
+    expect((Promise as { withResolvers?: unknown }).withResolvers).to.be.a('function');
     expect(
       (globalThis as { pdfjsWorker?: { WorkerMessageHandler?: unknown } }).pdfjsWorker?.WorkerMessageHandler,
     ).to.be.a('function');
