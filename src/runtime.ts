@@ -355,7 +355,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     acceptsImages: config.llmAcceptsImages,
     turnTimeoutMs: config.chatTurnTimeoutMs,
     systemPrompt: async () => (await settings.assistantSettings()).systemPrompt,
-    toolPolicy: (tool) => settings.policyOf(tool),
   });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
   const workerId = `${hostname()}:${process.pid}`;

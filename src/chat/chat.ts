@@ -9,6 +9,7 @@ import { NOT_FOUND_ANSWER } from '../models/extractiveChatModel.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
 import { ModelError } from '../models/modelError.js';
 import type { MessageView } from '../projections/conversationsProjection.js';
+import type { ToolPolicy } from '../settings/definitions.js';
 import type { Tool } from '../tools/registry.js';
 import type { Tools } from '../tools/tools.js';
 import type { ReadAttachment } from './attachments.js';
@@ -31,9 +32,6 @@ import {
  * that chooses, rules instead — see localPlanner.ts).
  */
 export type ToolCallingMode = 'native' | 'json' | 'local';
-
-/** What a tool call may do under the assistant's settings: run, wait for confirmation, or not exist. */
-export type ToolPolicy = 'auto' | 'confirm' | 'disabled';
 
 export interface TurnRequest {
   owner: string;
@@ -63,8 +61,6 @@ export interface ChatOptions {
   systemPrompt: () => Promise<string>;
   /** Whether the model reads images: attached ones are then sent as image parts beside their text. */
   acceptsImages: boolean;
-  /** What the settings allow each tool; by default high risk waits for confirmation. */
-  toolPolicy?: (tool: Tool) => Promise<ToolPolicy>;
 }
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -78,8 +74,6 @@ const HISTORY_MESSAGES = 20;
 const TOOL_RESULT_CHARS = 6_000;
 /** Characters of the first message a new conversation takes as its title. */
 const TITLE_CHARS = 80;
-
-const defaultPolicy = async (tool: Tool): Promise<ToolPolicy> => (tool.risk === 'high' ? 'confirm' : 'auto');
 
 function titleFrom(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
@@ -135,16 +129,9 @@ function errorOf(raw: unknown): { type: string; message: string } {
  */
 export function createChat(options: ChatOptions) {
   const { conversations, tools, chatModel, mode, live, log } = options;
-  const policyOf = options.toolPolicy ?? defaultPolicy;
-
-  /** The tools this turn may use, with their policies (disabled ones are not offered). */
+  /** The tools this turn may use, by name, with their policies (the settings' disabled ones left out). */
   async function availableTools(): Promise<Map<string, { tool: Tool; policy: ToolPolicy }>> {
-    const entries = await Promise.all(
-      tools.registry.list().map(async (tool) => ({ tool, policy: await policyOf(tool) })),
-    );
-    return new Map(
-      entries.filter((entry) => entry.policy !== 'disabled').map((entry) => [entry.tool.name, entry]),
-    );
+    return new Map((await tools.available()).map((entry) => [entry.tool.name, entry]));
   }
 
   async function runCall(
