@@ -187,8 +187,8 @@ export function totals(results: readonly DocumentResult[]): Totals {
     cellRecall: ratio(cellsFound, cells),
     textRecall: ratio(snippetsFound, snippets),
     noiseRemoved: ratio(noiseClean, noise),
-    ocrCer: ratio(ocrErrors, ocrChars),
-    arabicOcrCer: ratio(arErrors, arChars),
+    ocrCer: ocrChars === 0 ? 0 : ocrErrors / ocrChars,
+    arabicOcrCer: arChars === 0 ? 0 : arErrors / arChars,
     maxArabicOcrCer: arMax,
   };
 }

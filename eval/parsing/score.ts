@@ -39,7 +39,7 @@ export function normalise(text: string): string {
 }
 
 function headingKey(text: string): string {
-  return normalise(text).replace(/[\s.:¶#]+$/u, '');
+  return normalise(text).replace(/[\s.:#]+$/u, '');
 }
 
 /** OCR comparison: Arabic diacritics (harakat) and tatweel ignored, white space collapsed. */

@@ -1,4 +1,5 @@
 import type { ParseContext } from '../context.js';
+import { levelsFromSectionNumbers } from '../headingNumbers.js';
 import { ParseError } from '../errors.js';
 import {
   numberBlocks,
@@ -156,6 +157,8 @@ async function* parsePages(bytes: Uint8Array, ctx: ParseContext, run: PdfRun): A
         page.cleanup();
       }
       run.warnings.push(...parsed.warnings);
+      // Font sizes do not tell "3.3 Figure size" from "3 Tutorial" when both are set alike.
+      levelsFromSectionNumbers(parsed.blocks, { keepUnnumbered: true });
       for (const block of parsed.blocks) {
         if (block.type === 'table') block.table.index = run.tables++;
         if (block.type === 'image') block.image.index = run.images++;

@@ -15,11 +15,21 @@ const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complement
 const CONSENT = /cookie|consent|gdpr|onetrust|cookiebot/i;
 const AD_TOKENS = wordSet('ad ads advert adverts advertisement adsbygoogle sponsor sponsored adslot');
 const PROTECTED = new Set(['html', 'body', 'main', 'article']);
+/**
+ * Class names documentation generators give their chrome: DocBook's navigation header and footer,
+ * Texinfo's node header ("Next: …, Previous: …, Up: …"), texi2html's navigation bars, Sphinx's
+ * sidebar, related-pages bar and the ¶ anchors it appends to every heading.
+ */
+const CHROME_CLASSES = wordSet('navheader navfooter header headerlink sphinxsidebar related copiable-anchor');
+/** A generator's credit line at the foot of a page ("This document was generated … using texi2html"). */
+const GENERATOR_CREDIT =
+  /^(?:this (?:document|page|file) was )?(?:generated|created|built|produced) (?:by|using|with|on)\b[^]{0,160}\b(?:texi2html|makeinfo|texinfo|sphinx|doxygen|javadoc|docbook|asciidoc|asciidoctor|publican|mkdocs|pandoc)\b/i;
 
 /**
  * Removes what is never content (scripts, styles, form controls, hidden elements), cookie banners
- * and ads (by id/class), navigation, asides, and headers and footers outside the article. An
- * element holding the main content (main, article, an h1) always stays.
+ * and ads (by id/class), navigation, asides, headers and footers outside the article, the chrome of
+ * documentation generators (by class) and their credit lines. An element holding the main content
+ * (main, article, an h1) always stays.
  */
 export function removeBoilerplate(document: DomDocument): void {
   const root = document.documentElement;
@@ -48,10 +58,18 @@ function isBoilerplate(element: DomElement): boolean {
   // A page's header and footer are chrome; an article's own header (title, byline) is not.
   const chromeTag =
     CHROME_TAGS.has(tag) || ((tag === 'header' || tag === 'footer') && !insideArticle(element));
+  if (tag === 'p' || tag === 'address') {
+    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (text.length < 240 && GENERATOR_CREDIT.test(text)) return true;
+  }
   // Most elements (p, li, td…) carry no attributes: skip the attribute rules for them.
   if (!element.hasAttributes()) return chromeTag && !holdsMainContent(element);
   if (isHidden(element)) return true;
-  const chrome = chromeTag || CHROME_ROLES.has(element.getAttribute('role') ?? '');
+  const classes = (element.getAttribute('class') ?? '').split(/\s+/);
+  const chrome =
+    chromeTag ||
+    CHROME_ROLES.has(element.getAttribute('role') ?? '') ||
+    classes.some((name) => CHROME_CLASSES.has(name));
   const identity = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
   const flagged =
     CONSENT.test(identity) || CONSENT.test(element.getAttribute('aria-label') ?? '') || isAd(identity);

@@ -9,6 +9,7 @@ import {
   type DomElement,
   type DomNode,
 } from './htmlDom.js';
+import { isLayoutTable } from './htmlLayoutTable.js';
 import { readHtmlTable } from './htmlTable.js';
 import { imageFromSource } from './images.js';
 import { tidyLines, wordSet } from './input.js';
@@ -111,9 +112,9 @@ function emitTable(
   visit: (node: DomNode) => void,
   flush: () => void,
 ): void {
-  // Layout tables (a page built from table cells) hold headings or other tables: read their cells
-  // as ordinary content instead of one enormous grid.
-  if (containsTag(table, LAYOUT_MARKERS)) {
+  // A table that lays the page out (a frame, a navigation bar, an admonition box) is read as
+  // ordinary content: its text stays, but it is not a data table.
+  if (isLayoutTable(table)) {
     for (const child of childrenOf(table)) visit(child);
     flush();
     return;
@@ -124,25 +125,30 @@ function emitTable(
   for (const image of images) builder.image(image);
 }
 
-const LAYOUT_MARKERS = new Set(['table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre']);
-
-function containsTag(element: DomElement, tags: ReadonlySet<string>): boolean {
-  for (const child of childrenOf(element)) {
-    if (isElement(child) && (tags.has(tagOf(child)) || containsTag(child, tags))) return true;
-  }
-  return false;
-}
-
-/** A list and everything nested in it as one flat list; nesting shows as two spaces per level. */
+/**
+ * A list and everything nested in it as one flat list; nesting shows as two spaces per level. A data
+ * table inside an item (Texinfo puts examples there) ends the list there: the item's text, then the
+ * table, then the rest of the list as a new list.
+ */
 function emitList(list: DomElement, builder: DocumentBuilder): void {
-  const items: string[] = [];
+  let items: string[] = [];
   const images: FoundImage[] = [];
+  const ordered = tagOf(list) === 'ol';
   const collect = (element: DomElement, depth: number): void => {
     for (const child of toArray(element.children)) {
       const tag = tagOf(child);
       if (tag === 'li') {
-        const text = textOf(child, true, images);
+        const tables = dataTablesIn(child);
+        const text = textOf(child, true, images, tables.length > 0);
         if (text) items.push('  '.repeat(depth) + text.replace(/\n/g, ' '));
+        if (tables.length > 0) {
+          builder.list(items, ordered);
+          items = [];
+          for (const table of tables) {
+            const { cells, hasHeader, caption } = readHtmlTable(table, (cell) => textOf(cell, false, images));
+            builder.table(cells, hasHeader, caption);
+          }
+        }
         for (const nested of nestedLists(child)) collect(nested, depth + 1);
       } else if (tag === 'ul' || tag === 'ol') {
         collect(child, depth + 1);
@@ -152,8 +158,23 @@ function emitList(list: DomElement, builder: DocumentBuilder): void {
     }
   };
   collect(list, 0);
-  builder.list(items, tagOf(list) === 'ol');
+  builder.list(items, ordered);
   for (const image of images) builder.image(image);
+}
+
+/** Data tables inside a list item, outside its nested lists and outside other tables. */
+function dataTablesIn(item: DomElement): DomElement[] {
+  const found: DomElement[] = [];
+  const search = (element: DomElement): void => {
+    for (const child of toArray(element.children)) {
+      const tag = tagOf(child);
+      if (tag === 'table') {
+        if (!isLayoutTable(child)) found.push(child);
+      } else if (tag !== 'ul' && tag !== 'ol' && !SKIPPED.has(tag)) search(child);
+    }
+  };
+  search(item);
+  return found;
 }
 
 /** Lists inside a list item (however deeply wrapped), but not lists inside those lists. */
@@ -173,9 +194,15 @@ function nestedLists(item: DomElement): DomElement[] {
 /**
  * The visible text of an element: whitespace collapsed as a browser would, `<br>` and block
  * boundaries as line breaks, skipped elements ignored; with `skipLists`, nested lists are left out
- * (a list item's own text). Images met on the way go to `images` when given.
+ * (a list item's own text), and with `skipTables` its data tables. Images met on the way go to
+ * `images` when given.
  */
-export function textOf(element: DomElement, skipLists = false, images?: FoundImage[]): string {
+export function textOf(
+  element: DomElement,
+  skipLists = false,
+  images?: FoundImage[],
+  skipTables = false,
+): string {
   const parts: string[] = [];
   const visit = (node: DomNode): void => {
     if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) {
@@ -185,6 +212,7 @@ export function textOf(element: DomElement, skipLists = false, images?: FoundIma
     if (!isElement(node)) return;
     const tag = tagOf(node);
     if (SKIPPED.has(tag) || (skipLists && (tag === 'ul' || tag === 'ol'))) return;
+    if (skipTables && tag === 'table' && !isLayoutTable(node)) return;
     if (tag === 'br') {
       parts.push('\n');
       return;

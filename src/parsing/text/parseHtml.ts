@@ -1,6 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import type { ParseContext } from '../context.js';
 import { extensionOf } from '../detect/detectFormat.js';
+import { levelsFromSectionNumbers } from '../headingNumbers.js';
 import { ParseError } from '../errors.js';
 import type { ParsedDocument } from '../model.js';
 import { createDocumentBuilder } from './documentBuilder.js';
@@ -10,6 +11,7 @@ import { parseHtmlDocument, toArray, type DomDocument, type DomElement } from '.
 import { readHtmlMetadata } from './htmlMetadata.js';
 import { HEADING_LEVEL_ATTRIBUTE, textOf, walkHtml } from './htmlWalk.js';
 import { readTextInput } from './input.js';
+import { closeXhtmlEmptyElements } from './xhtml.js';
 
 /** Above this many elements (after boilerplate removal) Readability is skipped; see below. */
 const READABILITY_MAX_ELEMENTS = 20_000;
@@ -22,7 +24,7 @@ const READABILITY_MAX_ELEMENTS = 20_000;
  * for it to finish quickly); the walk turns what is left into blocks.
  */
 export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
-  const html = decodeHtml(bytes, ctx);
+  const html = closeXhtmlEmptyElements(decodeHtml(bytes, ctx));
   assertHtmlDepth(html, ctx.limits.maxNestingDepth, ctx.fileName);
   const builder = createDocumentBuilder(ctx, extensionOf(ctx.fileName) === '.htm' ? '.htm' : '.html');
   await builder.checkpoint();
@@ -50,7 +52,9 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
   }
   await builder.checkpoint();
   if (root) walkHtml(root, builder);
-  return builder.finish({ ...metadata, extra: { ...metadata.extra, mainContent } });
+  const parsed = builder.finish({ ...metadata, extra: { ...metadata.extra, mainContent } });
+  levelsFromSectionNumbers(parsed.blocks);
+  return parsed;
 }
 
 /**
