@@ -354,7 +354,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     maxToolRounds: config.chatMaxToolRounds,
     acceptsImages: config.llmAcceptsImages,
     turnTimeoutMs: config.chatTurnTimeoutMs,
-    systemPrompt: async () => (await settings.assistantSettings()).systemPrompt,
+    async defaults() {
+      const { systemPrompt, maxTokens } = await settings.assistantSettings();
+      return { systemPrompt, maxTokens };
+    },
   });
   const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
   const workerId = `${hostname()}:${process.pid}`;

@@ -57,8 +57,11 @@ export interface ChatOptions {
   maxToolRounds: number;
   /** The longest a turn may run (model rounds and tools together). */
   turnTimeoutMs: number;
-  /** The assistant's own instructions when the request gives none (settings may change them). */
-  systemPrompt: () => Promise<string>;
+  /**
+   * The assistant's own instructions and answer length when the request gives none (the settings
+   * aggregate: persona, language, `chat.max_tokens`).
+   */
+  defaults: () => Promise<{ systemPrompt: string; maxTokens: number | null }>;
   /** Whether the model reads images: attached ones are then sent as image parts beside their text. */
   acceptsImages: boolean;
 }
@@ -307,7 +310,9 @@ export function createChat(options: ChatOptions) {
         description: tool.description,
         parameters: tool.params,
       }));
-      const system = request.systemPrompt ?? (await options.systemPrompt());
+      const defaults = await options.defaults();
+      const system = request.systemPrompt ?? defaults.systemPrompt;
+      const maxTokens = request.maxTokens ?? defaults.maxTokens;
       const history = await conversations.history(owner, conversationId, {
         offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
         limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
@@ -322,7 +327,7 @@ export function createChat(options: ChatOptions) {
       ];
       const base: Omit<ChatRequest, 'messages'> = {
         signal,
-        ...(request.maxTokens !== null ? { maxTokens: request.maxTokens } : {}),
+        ...(maxTokens !== null ? { maxTokens } : {}),
       };
 
       if (mode === 'native') {

@@ -185,6 +185,21 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     expect(requests[3]!.tools).to.equal(undefined);
   });
 
+  it("caps answers at the settings' chat.max_tokens unless the request says otherwise", async () => {
+    script = () => ({ content: 'Short.' });
+    const caller = { actorId: 'test', correlationId: 'max-tokens' };
+    await app.runtime.settings.change('chat.max_tokens', 77, 'cli', caller);
+    try {
+      model.requests.length = 0;
+      await chat({ user_message: 'Be short' }).expect(200);
+      await chat({ user_message: 'Be shorter', max_tokens: 12 }).expect(200);
+      const sent = chatRequests().map((request) => request.max_tokens ?? request.max_completion_tokens);
+      expect(sent).to.deep.equal([77, 12]);
+    } finally {
+      await app.runtime.settings.change('chat.max_tokens', null, 'cli', caller);
+    }
+  });
+
   it('answers 502 in the envelope when the model fails, and records the failed turn', async () => {
     script = () => ({ status: 400 });
     const response = await chat({ user_message: 'Fail please' }).expect(502);
