@@ -49,7 +49,7 @@ export function layoutPage(input: LayoutInput): Block[] {
   for (const { box, image } of input.images)
     anchored.push({ top: box.y0, block: { type: 'image', image, page } });
 
-  const rows = allRows.filter((row) => !isRunningHeaderOrFooter(row, text.height, profile));
+  const rows = allRows.filter((row) => !isRunningHeaderOrFooter(row, text.height, page, profile));
   const flow: Array<FlowItem & { top: number }> = [];
   for (const region of readingOrder(rows)) {
     const tables = findAlignedTables(region.lines);
@@ -87,10 +87,14 @@ function top(line: Line): number {
   return line.y - line.size;
 }
 
-function isRunningHeaderOrFooter(row: Row, pageHeight: number, profile: DocumentProfile): boolean {
+function isRunningHeaderOrFooter(
+  row: Row,
+  pageHeight: number,
+  page: number,
+  profile: DocumentProfile,
+): boolean {
   if (!inMarginBand(row.y, pageHeight)) return false;
-  const text = rowTextOf(row);
-  return isPageNumberLine(text) || profile.isRepeatedMarginLine(text, row.y, pageHeight);
+  return isPageNumberLine(rowTextOf(row)) || profile.isRunningRow(row, page, pageHeight);
 }
 
 function tableBlock(cells: string[][], page: number): Block {

@@ -1,6 +1,6 @@
 import { append } from './geometry.js';
 import type { PageText } from './pageText.js';
-import { rowTextOf } from './rows.js';
+import { rowTextOf, type Row } from './rows.js';
 
 /**
  * What the parser learns about the whole document before laying out a page: the body font size, the
@@ -21,6 +21,13 @@ export interface DocumentProfile {
   linePitch(size: number): number | null;
   /** Whether a margin line (header/footer) repeats at the same place on most pages known so far. */
   isRepeatedMarginLine(text: string, y: number, pageHeight: number): boolean;
+  /**
+   * Whether a margin row is a running header or footer: the whole line repeats (see above), or one of
+   * its parts does ("CHAPTER 1. OVERVIEW" beside the current section's title), or it starts or ends
+   * with the printed page number — a number that runs with the page, at the same offset from the page
+   * index as on other pages ("4 Chapter 1. Scope of This Document", "Chapter 3: Tutorial 10").
+   */
+  isRunningRow(row: Row, pageNumber: number, pageHeight: number): boolean;
 }
 
 /** Sizes this much larger than the body text are heading sizes. */
@@ -40,6 +47,9 @@ interface MarginLine {
 }
 
 interface PageStats {
+  number: number;
+  /** Printed number minus page index, for each edge row that starts or ends with a number. */
+  numberOffsets: Set<number>;
   charsBySize: Map<number, number>;
   shortLinesBySize: Map<number, number>;
   /** Baseline distances between consecutive rows of the same size. */
@@ -76,9 +86,27 @@ export function sizeKey(size: number): number {
   return Math.round(size * 2) / 2;
 }
 
-/** A margin line's identity: digits stand for any number, so "Page 3 of 9" repeats as "page # of #". */
+/**
+ * A margin line's identity: digits stand for any number, so "Page 3 of 9" repeats as "page # of #",
+ * and so do lower-case roman numerals standing alone (front matter: "Debian Reference xxiv").
+ */
 export function marginKey(text: string): string {
-  return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/\d+/g, '#')
+    .replace(/(^|\s)(?=[ivxlc]+(?:\s|$))c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})(?=\s|$)/g, '$1#')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The printed page number at the start or end of a row, when it stands apart (its own segment). */
+function edgeNumber(row: Row): number | null {
+  const first = row.segments[0]?.text.trim() ?? '';
+  const last = row.segments[row.segments.length - 1]?.text.trim() ?? '';
+  for (const text of row.segments.length > 1 ? [first, last] : []) {
+    if (/^\d{1,4}$/.test(text)) return Number(text);
+  }
+  return null;
 }
 
 export function inMarginBand(y: number, pageHeight: number): boolean {
@@ -123,10 +151,20 @@ function pageStats(page: PageText): PageStats {
     ...rows.slice(0, MARGIN_ROWS),
     ...rows.slice(Math.max(MARGIN_ROWS, rows.length - MARGIN_ROWS)),
   ];
-  const margins = edgeRows
-    .filter((row) => inMarginBand(row.y, page.height))
-    .map((row) => ({ key: marginKey(rowTextOf(row)), y: row.y }));
-  return { charsBySize, shortLinesBySize, pitchesBySize, margins };
+  const inBand = edgeRows.filter((row) => inMarginBand(row.y, page.height));
+  const margins = inBand.flatMap((row) => [
+    { key: marginKey(rowTextOf(row)), y: row.y },
+    // Each part of a row on its own: a running header often pairs a fixed title with a varying one.
+    ...(row.segments.length > 1
+      ? row.segments.map((segment) => ({ key: `part:${marginKey(segment.text)}`, y: row.y }))
+      : []),
+  ]);
+  const numberOffsets = new Set<number>();
+  for (const row of inBand) {
+    const printed = edgeNumber(row);
+    if (printed !== null) numberOffsets.add(printed - page.number);
+  }
+  return { number: page.number, numberOffsets, charsBySize, shortLinesBySize, pitchesBySize, margins };
 }
 
 function buildProfile(pages: PageStats[]): DocumentProfile {
@@ -158,18 +196,38 @@ function buildProfile(pages: PageStats[]): DocumentProfile {
     values.sort((a, b) => a - b);
     pitchBySize.set(size, values[Math.floor((values.length - 1) / 4)] ?? size);
   }
+  const repeats = (key: string, y: number): boolean => {
+    let count = 0;
+    for (const page of pages) {
+      if (page.margins.some((line) => line.key === key && Math.abs(line.y - y) <= SAME_PLACE)) count += 1;
+    }
+    return count >= threshold;
+  };
+  // The offset between printed page numbers and page indexes, when the pages agree on one.
+  const offsetCounts = new Map<number, number>();
+  for (const page of pages) {
+    for (const offset of page.numberOffsets) offsetCounts.set(offset, (offsetCounts.get(offset) ?? 0) + 1);
+  }
+  const offsets = new Set(
+    [...offsetCounts].filter(([, count]) => count >= threshold).map(([offset]) => offset),
+  );
+  const isRepeatedMarginLine = (text: string, y: number, pageHeight: number): boolean =>
+    pages.length >= 2 && inMarginBand(y, pageHeight) && repeats(marginKey(text), y);
   return {
     bodySize: bodySize || 10,
     headingSizes,
     linePitch: (size) => pitchBySize.get(sizeKey(size)) ?? null,
-    isRepeatedMarginLine(text, y, pageHeight) {
-      if (pages.length < 2 || !inMarginBand(y, pageHeight)) return false;
-      const key = marginKey(text);
-      let count = 0;
-      for (const page of pages) {
-        if (page.margins.some((line) => line.key === key && Math.abs(line.y - y) <= SAME_PLACE)) count += 1;
-      }
-      return count >= threshold;
+    isRepeatedMarginLine,
+    isRunningRow(row, pageNumber, pageHeight) {
+      if (pages.length < 2 || !inMarginBand(row.y, pageHeight)) return false;
+      if (isRepeatedMarginLine(rowTextOf(row), row.y, pageHeight)) return true;
+      if (
+        row.segments.length > 1 &&
+        row.segments.some((segment) => repeats(`part:${marginKey(segment.text)}`, row.y))
+      )
+        return true;
+      const printed = edgeNumber(row);
+      return printed !== null && offsets.has(printed - pageNumber);
     },
   };
 }

@@ -68,6 +68,13 @@ function findArticle(document: DomDocument): DomElement | null {
     heading.setAttribute(HEADING_LEVEL_ATTRIBUTE, heading.localName.slice(1));
   }
   for (const element of toArray(document.querySelectorAll('title, meta'))) element.remove();
+  // DocBook's sidebar boxes ("VOCABULARY Cache", "ALTERNATIVE axi-cache") are part of the text, but
+  // Readability discards anything classed "sidebar" as page chrome: keep them out of its sight.
+  for (const box of toArray(document.querySelectorAll('div.sidebar'))) {
+    if (box.querySelector('.titlepage, .title')) {
+      box.setAttribute('class', (box.getAttribute('class') ?? '').replace(/\bsidebar\b/g, 'archivist-box'));
+    }
+  }
   const head = document.head;
   if (head) {
     const title = document.createElement('title');

@@ -85,9 +85,54 @@ describe('document fidelity on real documents', () => {
       expect(text).to.include('For Chinese, "fcitx5" may be an alternative input method framework');
     });
 
+    it('keeps DocBook sidebar boxes, which Readability would take for page chrome', async () => {
+      const text = documentText((await parse('html-publican-handbook-en.html')).blocks);
+      expect(text).to.include(
+        'In the case of APT, the reference Packages files are those located on Debian mirrors',
+      );
+    });
+
     it('emits no navigation bar of a texi2html page as a table', async () => {
       expect(tableCount(await parse('html-texi2html-zsh-jobs.html'))).to.equal(0);
       expect(tableCount(await parse('html-texi2html-gettext-14.html'))).to.equal(0);
+    });
+  });
+
+  describe('PDF running headers and footers', () => {
+    it('drops running titles beside page numbers, even and odd pages alike (Sphinx LaTeX)', async () => {
+      const text = documentText((await parse('pdf-devref.pdf')).blocks);
+      expect(text).not.to.include("Debian Developer's Reference, Release 12.18".replace("'", '\u2019'));
+      expect(text).not.to.include('Chapter 1. Scope of This Document');
+      expect(text).to.include('The purpose of this document is to provide an overview');
+    });
+
+    it('drops a fixed chapter title paired with the current section title (DocBook FO)', async () => {
+      const text = documentText((await parse('pdf-faq.pdf')).blocks);
+      expect(text).not.to.include('CHAPTER 1. DEFINITIONS AND OVERVIEW');
+    });
+
+    it('drops headers whose page number is a roman numeral (front matter)', async () => {
+      const text = documentText((await parse('pdf-debian-reference.pdf')).blocks);
+      expect(text).not.to.match(/\bxxiv\b/);
+    });
+
+    it('drops Texinfo headers with the page number at either side', async () => {
+      for (const file of ['pdf-asymptote.pdf', 'pdf-autoconf.pdf', 'pdf-bashref.pdf', 'pdf-gnuplot.pdf']) {
+        const text = documentText((await parse(file)).blocks);
+        expect(text, file).not.to.match(
+          /Chapter \d: (Tutorial|Making configure Scripts|Definitions)|gnuplot 5\.4/,
+        );
+      }
+    });
+
+    it('gives numbered PDF headings the depth of their number', async () => {
+      expect(headings(await parse('pdf-bashref.pdf')).slice(0, 5)).to.deep.equal([
+        [1, '3 Basic Shell Features'],
+        [2, '3.1 Shell Syntax'],
+        [3, '3.1.1 Shell Operation'],
+        [3, '3.1.2 Quoting'],
+        [4, '3.1.2.1 Escape Character'],
+      ]);
     });
   });
 });
