@@ -188,6 +188,21 @@ describe('knowledge base over HTTP', () => {
     expect(result).to.include({ success: true, is_duplicate: false });
   });
 
+  it('ingests OpenDocument uploads (.odt, .ods, .odp) and finds their text', async () => {
+    const office = join(import.meta.dirname, '..', 'fixtures', 'documents', 'office');
+    for (const [name, query] of [
+      ['report.odt', 'laboratory within 24 hours'],
+      ['workbook.ods', 'North & East provisional'],
+      ['slides.odp', 'northern sampling site weather'],
+    ] as const) {
+      const result = await upload(name, await readFile(join(office, name)), { section: 'odf' });
+      expect(result, name).to.include({ success: true, filename: name, error: null });
+      expect(result['chunks_added'], name).to.be.a('number').greaterThan(0);
+      const search = await app.http.post('/api/v1/search').send({ query }).expect(200);
+      expect(search.body.results[0], name).to.include({ source: `odf/${name}` });
+    }
+  });
+
   it('reports an unsupported or broken file with success false and stores nothing', async () => {
     const unsupported = await upload('tool.exe', Buffer.from('MZ...'));
     expect(unsupported).to.include({ success: false, doc_id: null, chunks_added: 0 });
