@@ -66,10 +66,10 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
     if (heading) {
       flush();
       const original = Number(node.getAttribute(HEADING_LEVEL_ATTRIBUTE));
-      builder.heading(
-        textOf(node).replace(/\n/g, ' '),
-        original >= 1 && original <= 6 ? original : Number(heading[1]),
-      );
+      // A heading that is only a logo (READMEs: <h1 align="center"><img alt="Chalk"></h1>) is
+      // titled by the image's alternative text.
+      const text = textOf(node).replace(/\n/g, ' ') || altTextOf(node);
+      builder.heading(text, original >= 1 && original <= 6 ? original : Number(heading[1]));
       return;
     }
     if (tag === 'p') {
@@ -229,6 +229,14 @@ export function textOf(
   };
   for (const child of childrenOf(element)) visit(child);
   return tidyLines(parts.join('').split('\n'));
+}
+
+/** The alternative text of the images inside an element, joined. */
+function altTextOf(element: DomElement): string {
+  return toArray(element.querySelectorAll('img'))
+    .map((image) => (image.getAttribute('alt') ?? '').trim())
+    .filter((alt) => alt !== '')
+    .join(' ');
 }
 
 function imageOf(element: DomElement): FoundImage {

@@ -135,4 +135,36 @@ describe('document fidelity on real documents', () => {
       ]);
     });
   });
+
+  describe('Markdown as people write it', () => {
+    it('titles a README by the alt text of a logo heading, then reads its sections', async () => {
+      const found = headings(await parse('md-chalk-readme.md'));
+      expect(found.slice(0, 3)).to.deep.equal([
+        [1, 'Chalk'],
+        [2, 'Highlights'],
+        [2, 'Install'],
+      ]);
+    });
+
+    it('finds headings inside HTML blocks at their own level, among Markdown ones', async () => {
+      const found = headings(await parse('md-espree-readme.md'));
+      expect(found).to.deep.include.members([
+        [2, 'Sponsors'],
+        [3, 'Diamond Sponsors'],
+        [3, 'Platinum Sponsors'],
+      ]);
+      expect(headings(await parse('md-prettier-readme.md'))[0]).to.deep.equal([
+        2,
+        'Opinionated Code Formatter',
+      ]);
+    });
+
+    it('reads setext headings at levels 1 and 2', async () => {
+      const found = headings(await parse('md-zlibjs-readme.md'));
+      expect(found.slice(0, 2)).to.deep.equal([
+        [1, 'zlib.js'],
+        [2, '使い方'],
+      ]);
+    });
+  });
 });
