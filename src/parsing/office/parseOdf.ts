@@ -4,7 +4,7 @@ import { baseName, titleFromFileName } from '../fileName.js';
 import { numberBlocks, type Block, type Extension, type ParsedDocument } from '../model.js';
 import { assertPageCount, createBudget, tidyText, type Budget } from './budget.js';
 import { openOdfPackage, type OdfPackage } from './odfPackage.js';
-import { readOdfStyles } from './odfStyles.js';
+import { readOdfStyles, type OdfStyles } from './odfStyles.js';
 import { readOdfTable } from './odfTable.js';
 import { createOdfTextWalker, type OdfItem, type OdfTextWalker } from './odfText.js';
 import { createImageLoader } from './officeImages.js';
@@ -16,6 +16,7 @@ import { formatNumber, renderIsoDate } from './xlsxValues.js';
 
 interface Opened {
   pkg: OdfPackage;
+  styles: OdfStyles;
   budget: Budget;
   warnings: string[];
   walker: OdfTextWalker;
@@ -30,13 +31,9 @@ async function open(
   const warnings: string[] = [];
   const pkg = await openOdfPackage(bytes, ctx, kind);
   budget.checkAborted();
-  const walker = createOdfTextWalker({
-    styles: readOdfStyles(pkg.styleContainers),
-    budget,
-    warnings,
-    limits: ctx.limits,
-  });
-  return { pkg, budget, warnings, walker };
+  const styles = readOdfStyles(pkg.styleContainers);
+  const walker = createOdfTextWalker({ styles, budget, warnings, limits: ctx.limits });
+  return { pkg, styles, budget, warnings, walker };
 }
 
 /** Loads the pictures of walked items, in place, and numbers tables and images. */
@@ -55,7 +52,7 @@ async function resolveImages(items: OdfItem[], opened: Opened): Promise<Block[]>
   return blocks;
 }
 
-function document(
+function toDocument(
   format: Extension,
   ctx: ParseContext,
   opened: Opened,
@@ -94,7 +91,7 @@ export async function parseOdt(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   assertPageCount(numPages, ctx.limits.maxPages, 'pages');
   const firstHeading = blocks.find((block) => block.type === 'heading');
   const fallback = firstHeading?.type === 'heading' ? firstHeading.text : titleFromFileName(ctx.fileName);
-  return document('.odt', ctx, opened, blocks, numPages, fallback);
+  return toDocument('.odt', ctx, opened, blocks, numPages, fallback);
 }
 
 /**
@@ -107,7 +104,7 @@ export async function parseOds(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   const opened = await open(bytes, ctx, 'spreadsheet');
   const sheets = childElements(opened.pkg.body, 'table');
   assertPageCount(sheets.length, ctx.limits.maxPages, 'sheets');
-  const styles = readOdfStyles(opened.pkg.styleContainers);
+  const { styles } = opened;
   const blocks: Block[] = [];
   const notes = new Map<number, string>();
   const names: string[] = [];
@@ -145,7 +142,16 @@ export async function parseOds(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   numberBlocks(blocks);
   const extra: Record<string, string> = { sheets: names.join(', ') };
   if (hidden.length > 0) extra.hiddenSheets = hidden.join(', ');
-  return document('.ods', ctx, opened, blocks, sheets.length, titleFromFileName(ctx.fileName), extra, notes);
+  return toDocument(
+    '.ods',
+    ctx,
+    opened,
+    blocks,
+    sheets.length,
+    titleFromFileName(ctx.fileName),
+    extra,
+    notes,
+  );
 }
 
 /** What a spreadsheet cell shows, rendered like the XLSX reader renders the same value. */
@@ -239,9 +245,17 @@ export async function parseOdp(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   const blocks = await resolveImages(items, opened);
   if (blocks.length === 0)
     throw new ParseError('empty_document', 'the presentation has no text, table or picture');
-  return document('.odp', ctx, opened, blocks, slides.length, firstTitle ?? titleFromFileName(ctx.fileName), {
-    slides: slides.length,
-  });
+  return toDocument(
+    '.odp',
+    ctx,
+    opened,
+    blocks,
+    slides.length,
+    firstTitle ?? titleFromFileName(ctx.fileName),
+    {
+      slides: slides.length,
+    },
+  );
 }
 
 /** The paragraphs of a frame's text box, joined. */
