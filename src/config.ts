@@ -93,6 +93,10 @@ export interface Config {
   zipMaxRatio: number;
   /** How long an Assistant API login session lasts. */
   sessionTtlMs: number;
+  /** Failed logins allowed per user name, and per client address, within `loginFailureWindowMs`. */
+  loginMaxFailures: number;
+  loginMaxFailuresPerClient: number;
+  loginFailureWindowMs: number;
   /** A soft-deleted conversation is purged this long after its deletion. */
   conversationPurgeAfterMs: number;
   /** How often a worker looks for deleted conversations due for purging. */
@@ -459,6 +463,23 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     meaning: 'How long an Assistant API login session (`POST /api/method/login`, cookie `sid`) lasts.',
   },
   {
+    name: 'LOGIN_MAX_FAILURES',
+    default: '5',
+    meaning:
+      'Failed logins (`POST /api/method/login`) for one user name within LOGIN_FAILURE_WINDOW_MS, after which further attempts for it are refused (429 with `Retry-After`, the password not checked) until the oldest failure leaves the window. Counted per API process.',
+  },
+  {
+    name: 'LOGIN_MAX_FAILURES_PER_CLIENT',
+    default: '50',
+    meaning:
+      'Failed logins from one client address (any user names) within LOGIN_FAILURE_WINDOW_MS, after which its attempts are refused the same way.',
+  },
+  {
+    name: 'LOGIN_FAILURE_WINDOW_MS',
+    default: '900000',
+    meaning: 'The sliding window in which failed logins are counted.',
+  },
+  {
     name: 'CONVERSATION_PURGE_AFTER_DAYS',
     default: '30',
     meaning:
@@ -716,6 +737,9 @@ export function loadConfig(env: Env = process.env): Config {
     zipMaxTotalBytes: integer(env, 'ZIP_MAX_TOTAL_BYTES', 1_024, 107_374_182_400),
     zipMaxRatio: integer(env, 'ZIP_MAX_RATIO', 2, 100_000),
     sessionTtlMs: integer(env, 'SESSION_TTL_MS', 1_000, 31_536_000_000),
+    loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 1, 1_000_000),
+    loginMaxFailuresPerClient: integer(env, 'LOGIN_MAX_FAILURES_PER_CLIENT', 1, 1_000_000),
+    loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', 1_000, 86_400_000),
     conversationPurgeAfterMs: integer(env, 'CONVERSATION_PURGE_AFTER_DAYS', 0, 36_500) * 86_400_000,
     conversationPurgeIntervalMs: integer(env, 'CONVERSATION_PURGE_INTERVAL_MS', 1_000, 86_400_000),
     actionExpiryMs: integer(env, 'ACTION_EXPIRY_MINUTES', 1, 525_600) * 60_000,

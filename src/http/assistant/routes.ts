@@ -8,6 +8,7 @@ import { chatRoutes } from './chatRoutes.js';
 import type { ParsePool } from '../../parsing/worker/parsePool.js';
 import { conversationRoutes } from './conversationRoutes.js';
 import { sessionRoutes } from './sessionRoutes.js';
+import { createLoginThrottle } from '../../users/loginThrottle.js';
 import { settingsRoutes } from './settingsRoutes.js';
 import type { Tools } from '../../tools/tools.js';
 import { toolRoutes } from './toolRoutes.js';
@@ -35,6 +36,9 @@ export function assistantApiRoutes(deps: {
       cookieSecure: deps.config.sessionCookieSecure,
       sessionTtlMs: deps.config.sessionTtlMs,
       jwtEnabled: deps.config.jwt !== null,
+      throttle: createLoginThrottle({ windowMs: deps.config.loginFailureWindowMs }),
+      maxFailures: deps.config.loginMaxFailures,
+      maxFailuresPerClient: deps.config.loginMaxFailuresPerClient,
     }),
     ...settingsRoutes({ config: deps.config, version: deps.version, settings: deps.settings }),
     ...onboardingRoutes({ onboarding: deps.onboarding }),

@@ -1,3 +1,4 @@
+import { clientKey, userKey, type LoginThrottle } from '../../users/loginThrottle.js';
 import type { SessionStore } from '../../users/sessions.js';
 import type { Users } from '../../users/users.js';
 import { HttpError } from '../httpError.js';
@@ -12,6 +13,10 @@ export interface SessionRouteDeps {
   cookieSecure: boolean;
   sessionTtlMs: number;
   jwtEnabled: boolean;
+  /** Failed logins counted per user name and per client address. */
+  throttle: LoginThrottle;
+  maxFailures: number;
+  maxFailuresPerClient: number;
 }
 
 const loginData = {
@@ -56,15 +61,38 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
       responses: {
         200: { description: 'Logged in; the `sid` cookie is set', schema: envelopeSchema(loginData) },
         401: { description: 'Wrong user name or password', schema: assistantErrorSchema },
+        429: {
+          description:
+            'Too many failed logins for this user name (LOGIN_MAX_FAILURES) or from this client (LOGIN_MAX_FAILURES_PER_CLIENT) within LOGIN_FAILURE_WINDOW_MS; the password was not checked. `Retry-After` says when to try again',
+          schema: assistantErrorSchema,
+        },
       },
-      async handle({ body, log }) {
+      async handle({ body, log, koa }) {
+        const keys = [
+          { key: userKey(body.usr), maxFailures: deps.maxFailures },
+          { key: clientKey(koa.ip), maxFailures: deps.maxFailuresPerClient },
+        ];
+        const waitMs = deps.throttle.retryAfterMs(keys);
+        if (waitMs > 0) {
+          const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+          log.warn({ event: 'login_throttled' }, 'login refused: too many failures');
+          throw new HttpError(
+            429,
+            'too_many_login_failures',
+            `Too many failed logins; retry in ${retryAfter} s`,
+            [],
+            { 'Retry-After': String(retryAfter) },
+          );
+        }
         const principal = await deps.users.checkPassword(body.usr, body.pwd);
         if (!principal?.userId) {
+          deps.throttle.failed(keys);
           log.info({ event: 'login_failed' }, 'login refused');
           throw new HttpError(401, 'invalid_credentials', 'Wrong user name or password', [], {
             'WWW-Authenticate': challenge(deps.jwtEnabled),
           });
         }
+        deps.throttle.succeeded(body.usr);
         const { sid, expiresAt } = await deps.sessions.create(principal.userId);
         log.info({ user: principal.name }, 'logged in');
         return {
