@@ -189,13 +189,22 @@ export function createTools(options: ToolsOptions) {
       return { state, position: outcome.position, at: outcome.appended[0]?.metadata.now ?? null };
     },
 
-    /** The owner's actions waiting for a decision, oldest first; expired ones are left out. */
-    async pending(owner: string): Promise<ActionView[]> {
-      return readModels.find<ActionView>(ACTIONS, {
-        filter: { owner, status: 'Pending', expiresAt: { $gt: clock().toISOString() } },
-        sort: [['sequence', 1]],
-        limit: 500,
-      });
+    /** A page of the owner's actions waiting for a decision, oldest first; expired ones are left out. */
+    async pending(
+      owner: string,
+      page: { page: number; pageSize: number } = { page: 1, pageSize: 500 },
+    ): Promise<{ actions: ActionView[]; total: number }> {
+      const filter = { owner, status: 'Pending', expiresAt: { $gt: clock().toISOString() } };
+      const [actions, total] = await Promise.all([
+        readModels.find<ActionView>(ACTIONS, {
+          filter,
+          sort: [['sequence', 1]],
+          skip: (page.page - 1) * page.pageSize,
+          limit: page.pageSize,
+        }),
+        readModels.count(ACTIONS, filter),
+      ]);
+      return { actions, total };
     },
   };
 }

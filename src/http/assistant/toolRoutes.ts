@@ -7,6 +7,7 @@ import { HttpError } from '../httpError.js';
 import { defineRoute, type Route, type Schema } from '../route.js';
 import { principalOf } from './auth.js';
 import { envelope, envelopeSchema } from './envelope.js';
+import { MAX_PAGE_SIZE } from './conversationRoutes.js';
 
 const TOOL_TAGS = ['Assistant: tools'];
 const ACTION_TAGS = ['Assistant: confirmations'];
@@ -218,19 +219,46 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
       operationId: 'assistantListPendingActions',
       summary: "The current user's actions waiting for confirmation, oldest first",
       tags: ACTION_TAGS,
-      responses: {
-        200: {
-          description: 'Pending actions (expired ones left out)',
-          schema: envelopeSchema({
-            type: 'object',
-            required: ['actions', 'count'],
-            properties: { actions: { type: 'array', items: actionSchema }, count: { type: 'integer' } },
-          }),
+      query: {
+        type: 'object',
+        properties: {
+          page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+          page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 },
         },
       },
-      async handle({ koa }) {
-        const actions = (await tools.pending(principalOf(koa).name)).map(actionData);
-        return { body: envelope({ actions, count: actions.length }) };
+      responses: {
+        200: {
+          description: 'A page of pending actions (expired ones left out)',
+          schema: envelopeSchema({
+            type: 'object',
+            required: ['actions', 'count', 'page', 'page_size', 'total', 'has_more'],
+            properties: {
+              actions: { type: 'array', items: actionSchema },
+              count: { type: 'integer', description: 'Actions in this page' },
+              page: { type: 'integer' },
+              page_size: { type: 'integer' },
+              total: { type: 'integer', description: 'Pending actions in all pages' },
+              has_more: { type: 'boolean' },
+            },
+          }),
+        },
+        422: invalid,
+      },
+      async handle({ koa, query }) {
+        const { actions, total } = await tools.pending(principalOf(koa).name, {
+          page: query.page,
+          pageSize: query.page_size,
+        });
+        return {
+          body: envelope({
+            actions: actions.map(actionData),
+            count: actions.length,
+            page: query.page,
+            page_size: query.page_size,
+            total,
+            has_more: query.page * query.page_size < total,
+          }),
+        };
       },
     }),
     defineRoute({
