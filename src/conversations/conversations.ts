@@ -47,6 +47,11 @@ export interface SearchHitView {
 
 /** Words of context on each side of the first match in a snippet. */
 const SNIPPET_CONTEXT_WORDS = 8;
+/**
+ * A search ranks the owner's newest this many matching titles and messages (the embedded read
+ * store; MongoDB ranks all): a word in most of 100,000 messages is then as quick as a rare one.
+ */
+const RANK_NEWEST = 2_000;
 /** Deleted conversations a search leaves out by id; beyond that, later ones are filtered after the page. */
 const MAX_EXCLUDED = 1_000;
 
@@ -169,6 +174,7 @@ export function createConversations(deps: {
         filter: { owner, ...(excluded.length > 0 ? { conversationId: { $nin: excluded } } : {}) },
         skip: (options.page - 1) * options.pageSize,
         limit: options.pageSize,
+        rankNewest: RANK_NEWEST,
       });
       const conversations = await readModels.getMany<ConversationView>(CONVERSATIONS, [
         ...new Set(hits.map((hit) => hit.doc.conversationId)),

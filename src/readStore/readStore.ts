@@ -108,6 +108,12 @@ export interface SearchOptions {
   match?: 'all' | 'any';
   skip?: number;
   limit?: number;
+  /**
+   * With a filter: rank only the newest `rankNewest` documents (in write order) that match and pass
+   * the filter, so a query whose terms occur in most documents costs a bounded amount. An adapter
+   * that ranks every match cheaply may ignore it (the MongoDB adapter does).
+   */
+  rankNewest?: number;
 }
 
 export interface SearchHit<T extends Doc> {
