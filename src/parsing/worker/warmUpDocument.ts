@@ -7,10 +7,11 @@ import type { ParseJob } from '../job.js';
  * pdf.js's code paths and fills its caches (tens of MB that stay for the worker's life, and a few
  * hundred ms): paying for it at start makes idle memory what a serving worker really holds, so memory
  * a document leaves behind can be told from memory any document would, and the first request is as
- * fast as the next. A one-page PDF chunked whole (`/parse/sections`), then a five-page PDF with
+ * fast as the next. A one-page PDF chunked whole (`/parse/sections`), then a three-page PDF with
  * compressed content streams and headings read incrementally (`/parse/sections/incremental`): the
  * incremental path (read-ahead of several pages, Flate streams, the page-by-page chunker) made the
- * first request after start ~30 ms slower than the next ones when only the first was warmed.
+ * first request after start ~30 ms slower than the next ones when only the first was warmed. Kept
+ * small: a request that arrives while a worker still warms up shares its thread with the warm-up.
  */
 export function warmUpJobs(): ParseJob[] {
   const base = {
@@ -20,11 +21,11 @@ export function warmUpJobs(): ParseJob[] {
     chunking: { mode: 'auto' as const, targetWords: 500, maxWords: 1500 },
   };
   const paragraph = 'A paragraph of text that makes the parser read, clean and chunk a page.';
-  const pages = ['Overview', 'Methods', 'Results', 'Discussion', 'Summary'].map(
+  const pages = ['Overview', 'Methods', 'Results'].map(
     (title, i) =>
       `BT /F1 18 Tf 72 ${720 - i * 10} Td (${title}) Tj ET\n` +
       Array.from(
-        { length: 12 },
+        { length: 6 },
         (__, line) => `BT /F1 11 Tf 72 ${690 - line * 14} Td (${paragraph}) Tj ET`,
       ).join('\n'),
   );
