@@ -285,7 +285,14 @@ export function mountRoutes(
       if (body?.contentType === 'application/json') {
         parsedBody = checkBody(hasBody(ctx) ? ctx.request.body : {});
       } else if (body?.contentType === 'multipart/form-data') {
-        parsedBody = checkBody({ ...fields });
+        // A field sent once is its value: ajv unwraps a one-item array only for a single declared
+        // type, so `conversation_id` (string or null) refused every multipart value it was sent.
+        // Fields declared as arrays get it back as a one-item array (coerceTypes: 'array').
+        parsedBody = checkBody(
+          Object.fromEntries(
+            Object.entries(fields).map(([name, values]) => [name, values.length === 1 ? values[0] : values]),
+          ),
+        );
         for (const [field, spec] of Object.entries(body.files)) {
           const count = files.filter((file) => file.field === field).length;
           if (spec.required && count === 0) {
