@@ -331,6 +331,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       readModels,
       tasks,
       conversations,
+      eventStore,
     }),
   );
   const tools = createTools({

@@ -10,6 +10,9 @@ import { TASKS, type TaskView } from '../projections/tasksProjection.js';
 import type { Caller } from '../commands/context.js';
 import type { Tool } from './registry.js';
 import { documentSummary } from '../knowledge/documentSummary.js';
+import { purgeRecordStream } from '../commands/aggregate.js';
+import { documentAggregate } from '../commands/documentCommands.js';
+import type { EventStore } from '../eventStore/eventStore.js';
 
 export interface BuiltinToolDeps {
   search: Search;
@@ -18,6 +21,8 @@ export interface BuiltinToolDeps {
   readModels: ReadModels;
   tasks: TaskCommands;
   conversations: Pick<Conversations, 'search'>;
+  /** Where a resumed deletion looks for the deletion it made before its worker died. */
+  eventStore: Pick<EventStore, 'readStream'>;
 }
 
 const round = (value: number): number => Math.round(value * 10_000) / 10_000;
@@ -73,6 +78,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: 'Hybrid search of the knowledge base: the passages that best match a query',
       category: 'knowledge',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         required: ['query'],
@@ -103,6 +109,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: 'Answers a question from the knowledge base, with its sources',
       category: 'knowledge',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         required: ['question'],
@@ -135,6 +142,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: 'Documents of the knowledge base, newest first',
       category: 'knowledge',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         additionalProperties: false,
@@ -160,6 +168,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: "A document's details and the beginning of its text",
       category: 'knowledge',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         required: ['doc_id'],
@@ -189,14 +198,29 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: 'Deletes a document from the knowledge base, for every user (needs confirmation)',
       category: 'knowledge',
       risk: 'high',
+      idempotent: true,
       params: {
         type: 'object',
         required: ['doc_id'],
         additionalProperties: false,
         properties: { doc_id: docId },
       },
-      async run(params, { caller }) {
-        const doc = await document(params['doc_id'] as string);
+      async run(params, { caller, resumed }) {
+        const id = params['doc_id'] as string;
+        if (resumed) {
+          // Deleted by this very call before its worker died: answer as it would have. The
+          // document's own stream is gone with it; the deletion record outlives it.
+          const record = await deps.eventStore.readStream(purgeRecordStream(documentAggregate.streamOf(id)));
+          const done = record.some(
+            (event) =>
+              event.type === 'DocumentDeleted' && event.metadata.correlationId === caller.correlationId,
+          );
+          if (done) {
+            const stale = await readModels.get<DocumentView>(DOCUMENTS, id);
+            return { doc_id: id, title: stale?.title ?? null, deleted: true };
+          }
+        }
+        const doc = await document(id);
         await deps.documents.delete({ docId: doc.id }, caller);
         return { doc_id: doc.id, title: doc.title, deleted: true };
       },
@@ -231,6 +255,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: 'How many documents the knowledge base holds, by source kind and language',
       category: 'knowledge',
       risk: 'low',
+      idempotent: true,
       params: { type: 'object', additionalProperties: false, properties: {} },
       async run() {
         const [documents, chunks, byLanguage] = await Promise.all([
@@ -246,6 +271,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: "The current user's background tasks, newest first",
       category: 'tasks',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         additionalProperties: false,
@@ -272,6 +298,8 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: "Cancels one of the current user's tasks; its work so far is lost (needs confirmation)",
       category: 'tasks',
       risk: 'high',
+      // Cancelling a cancelled task records nothing more (the task decider).
+      idempotent: true,
       params: {
         type: 'object',
         required: ['task_id'],
@@ -289,6 +317,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       description: "Full-text search of the current user's conversations",
       category: 'conversations',
       risk: 'low',
+      idempotent: true,
       params: {
         type: 'object',
         required: ['query'],

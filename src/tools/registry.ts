@@ -13,6 +13,11 @@ export interface ToolContext {
   owner: string;
   caller: Caller;
   signal: AbortSignal;
+  /**
+   * The call runs again after the worker running it died (only for `idempotent` tools): its effect
+   * may already have happened, and the tool answers as it would have then.
+   */
+  resumed: boolean;
 }
 
 /**
@@ -27,6 +32,11 @@ export interface Tool {
   category: ToolCategory;
   risk: RiskLevel;
   params: Record<string, unknown>;
+  /**
+   * Running the call again after a crash has no further effect and answers the same: an interrupted
+   * call is then run again (`context.resumed`); otherwise it fails rather than risk a second effect.
+   */
+  idempotent?: boolean;
   run(params: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 
