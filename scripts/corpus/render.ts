@@ -123,6 +123,17 @@ const SCANS: Scan[] = [
     seed: 6,
   },
   {
+    id: 'ocr-ar-skewed-hotplug',
+    format: 'png',
+    from: { id: 'debian-handbook ar-MA sect.hotplug.html', note: 'paragraph 1, skewed 5°' },
+    paragraphs: paragraphsOf(`${AR}sect.hotplug.html`, arabic, [0]).map((text) => ({ text, rtl: true })),
+    points: 12,
+    skewDegrees: 5,
+    paper: 234,
+    noise: 22,
+    seed: 8,
+  },
+  {
     id: 'ocr-mixed-anacron',
     format: 'png',
     from: {

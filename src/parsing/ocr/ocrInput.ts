@@ -1,4 +1,5 @@
 import { ParseError } from '../errors.js';
+import { preprocessPage } from './pagePreprocess.js';
 import {
   imageFailure,
   MAX_IMAGE_PIXELS,
@@ -18,7 +19,8 @@ export const OCR_MAX_PIXELS = 30_000_000;
  * Normalises any supported image into what tesseract reads best and safely: an 8-bit greyscale PNG,
  * transparency flattened onto white (black text on a transparent background would otherwise become
  * black on black), EXIF orientation applied, first page of a TIFF (Leptonica in tesseract.js fails on
- * many TIFFs), BMP decoded by us. Rejects unknown bytes as `corrupt_document` and pixel bombs as
+ * many TIFFs), BMP decoded by us, then small type scaled up, a skewed page straightened and grain
+ * smoothed (`preprocessPage`). Rejects unknown bytes as `corrupt_document` and pixel bombs as
  * `too_large` before decoding.
  */
 export async function prepareOcrImage(image: Uint8Array): Promise<Buffer> {
@@ -34,7 +36,8 @@ export async function prepareOcrImage(image: Uint8Array): Promise<Buffer> {
       const scale = Math.sqrt(OCR_MAX_PIXELS / pixels);
       pipeline = pipeline.resize(Math.floor(info.width * scale), Math.floor(info.height * scale));
     }
-    return await pipeline.png({ compressionLevel: 1 }).toBuffer();
+    const grey = await pipeline.png({ compressionLevel: 1 }).toBuffer();
+    return (await preprocessPage(grey, OCR_MAX_PIXELS)).image;
   } catch (error) {
     throw imageFailure(format, error);
   }

@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { parseCorpusFile } from '../../../eval/parsing/evaluate.js';
+import sharp from 'sharp';
+import { CORPUS, parseCorpusFile } from '../../../eval/parsing/evaluate.js';
+import { characterErrorRate } from '../../../eval/parsing/score.js';
+import { createTesseractOcr } from '../../../src/parsing/ocr/tesseractOcr.js';
+import { preprocessPage } from '../../../src/parsing/ocr/pagePreprocess.js';
 import type { ParseServices } from '../../../src/parsing/job.js';
 import type { ParsedDocument } from '../../../src/parsing/model.js';
 import { documentText } from '../../../eval/parsing/score.js';
@@ -165,6 +170,50 @@ describe('document fidelity on real documents', () => {
         [1, 'zlib.js'],
         [2, '使い方'],
       ]);
+    });
+  });
+
+  describe('OCR of Arabic and mixed pages', function () {
+    this.timeout(60_000);
+
+    const greyPage = async (file: string): Promise<Buffer> =>
+      sharp(readFileSync(new URL(file, CORPUS)))
+        .flatten({ background: '#ffffff' })
+        .greyscale()
+        .png()
+        .toBuffer();
+
+    it('straightens a page skewed 5°, scales up 8 pt type and smooths a grainy page, and leaves a clean one', async () => {
+      expect((await preprocessPage(await greyPage('ocr-ar-skewed-hotplug.png'), 30e6)).done).to.include({
+        deskewDegrees: -5,
+        denoised: true,
+      });
+      const small = (await preprocessPage(await greyPage('ocr-ar-small-quotas.png'), 30e6)).done;
+      expect(small.scale).to.be.within(1.5, 2.5);
+      const clean = await sharp({
+        create: { width: 400, height: 200, channels: 3, background: '#ffffff' },
+      })
+        .png()
+        .toBuffer();
+      expect((await preprocessPage(clean, 30e6)).done).to.deep.equal({
+        scale: 1,
+        deskewDegrees: 0,
+        denoised: false,
+      });
+    });
+
+    it('reads the skewed Arabic page with a character error rate under 0.15', async () => {
+      const ocr = createTesseractOcr({ workers: 1 });
+      try {
+        const document = await parseCorpusFile('ocr-ar-skewed-hotplug.png', { ...services, ocr });
+        const read = document.blocks
+          .flatMap((block) => (block.type === 'paragraph' ? [block.text] : []))
+          .join('\n');
+        const reference = readFileSync(new URL('ocr-ar-skewed-hotplug.reference.txt', CORPUS), 'utf8');
+        expect(characterErrorRate(reference, read)).to.be.below(0.15);
+      } finally {
+        await ocr.close();
+      }
     });
   });
 });
