@@ -1,6 +1,7 @@
 import type { Budget } from './budget.js';
 import { tidyText } from './budget.js';
 import { flag, numberingOf, outlineLevel, type DocxStyles, type NumberingRef } from './docxStyles.js';
+import { roman, type DocxNotes } from './docxNotes.js';
 import { altTextOf, type ImageRef } from './officeImages.js';
 import type { Relationship } from './officePackage.js';
 import { buildGrid, hasText, type GridCell, type GridRow } from './tableGrid.js';
@@ -32,12 +33,6 @@ export interface BodyWalk {
   endnotes: BodyItem[];
   /** Last page reached: explicit breaks, section breaks and Word's rendered breaks, plus one. */
   pages: number;
-}
-
-/** The notes parts: `w:footnote` / `w:endnote` elements by `w:id`. */
-export interface DocxNotes {
-  footnotes: ReadonlyMap<string, XmlElement>;
-  endnotes: ReadonlyMap<string, XmlElement>;
 }
 
 interface WalkEnv {
@@ -351,33 +346,6 @@ function unwrap(parent: XmlElement, local: string): XmlElement[] {
 /** `mc:AlternateContent`: the first `mc:Choice` (what Word itself renders), else the fallback. */
 function chooseAlternate(alternate: XmlElement): XmlElement | undefined {
   return firstChild(alternate, 'Choice') ?? firstChild(alternate, 'Fallback');
-}
-
-function roman(value: number): string {
-  const numerals: [number, string][] = [
-    [1000, 'm'],
-    [900, 'cm'],
-    [500, 'd'],
-    [400, 'cd'],
-    [100, 'c'],
-    [90, 'xc'],
-    [50, 'l'],
-    [40, 'xl'],
-    [10, 'x'],
-    [9, 'ix'],
-    [5, 'v'],
-    [4, 'iv'],
-    [1, 'i'],
-  ];
-  let rest = value;
-  let text = '';
-  for (const [amount, numeral] of numerals) {
-    while (rest >= amount) {
-      text += numeral;
-      rest -= amount;
-    }
-  }
-  return text;
 }
 
 function mathText(math: XmlElement): string {

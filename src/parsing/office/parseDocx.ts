@@ -7,8 +7,9 @@ import { readDocxNumbering, readDocxStyles, type DocxNumbering, type DocxStyles 
 import { createImageLoader } from './officeImages.js';
 import { baseName, titleFromFileName } from '../fileName.js';
 import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
-import { findRel, openMainPart, type OfficePackage, type Relationship } from './officePackage.js';
-import { attr, childElements, firstChild, type XmlElement } from './xml.js';
+import { readDocxNotes } from './docxNotes.js';
+import { findRel, openMainPart } from './officePackage.js';
+import { firstChild } from './xml.js';
 
 interface ListItem {
   text: string;
@@ -41,10 +42,7 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
   const styles = readDocxStyles(stylesPart ? await pkg.readXml(stylesPart) : null);
   const numbering = readDocxNumbering(numberingPart ? await pkg.readXml(numberingPart) : null);
   const properties = await readPackageProperties(pkg);
-  const notes = {
-    footnotes: await readNotes(pkg, rels, 'footnotes'),
-    endnotes: await readNotes(pkg, rels, 'endnotes'),
-  };
+  const notes = await readDocxNotes(pkg, rels);
   budget.checkAborted();
 
   const walk = walkBody(body, { rels, styles, budget, warnings, notes });
@@ -107,23 +105,6 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
     blocks,
     warnings,
   };
-}
-
-/** `w:footnote` / `w:endnote` elements by id, without Word's separator notes. */
-async function readNotes(
-  pkg: OfficePackage,
-  rels: ReadonlyMap<string, Relationship>,
-  type: 'footnotes' | 'endnotes',
-): Promise<Map<string, XmlElement>> {
-  const part = findRel(rels, type)?.target;
-  const root = part ? await pkg.readXml(part) : null;
-  const notes = new Map<string, XmlElement>();
-  for (const note of root ? childElements(root) : []) {
-    const id = attr(note, 'w:id');
-    const kind = attr(note, 'w:type');
-    if (id !== undefined && (kind === undefined || kind === 'normal')) notes.set(id, note);
-  }
-  return notes;
 }
 
 function headingLevelOf(item: Extract<BodyItem, { kind: 'paragraph' }>, styles: DocxStyles): number | null {
