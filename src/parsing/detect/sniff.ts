@@ -108,7 +108,8 @@ function sniffZip(bytes: Uint8Array): Sniffed {
  */
 function sniffOpenDocument(bytes: Uint8Array): Sniffed {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const stored = view.readUInt16LE(8) === 0 && view.readUInt16LE(28) === 0;
+  const stored =
+    view.length >= ODF_MIMETYPE_OFFSET && view.readUInt16LE(8) === 0 && view.readUInt16LE(28) === 0;
   if (stored && view.toString('latin1', 30, ODF_MIMETYPE_OFFSET) === 'mimetype') {
     const size = view.readUInt32LE(18);
     const mimetype = view.toString('latin1', ODF_MIMETYPE_OFFSET, ODF_MIMETYPE_OFFSET + Math.min(size, 100));
