@@ -7,15 +7,16 @@ import { evaluateCorpus, totals, type DocumentResult, type Totals } from '../../
  * OCR's run-to-run noise. Raise these when the pipeline gets better; never lower them to pass.
  */
 const FLOORS: Omit<Totals, 'documents' | 'failed' | 'ocrCer' | 'arabicOcrCer' | 'maxArabicOcrCer'> = {
-  headingRecall: 0.8,
-  headingPrecision: 0.87,
-  headingLevelAccuracy: 0.87,
-  tableCountAccuracy: 0.93,
-  cellRecall: 0.88,
-  textRecall: 0.94,
-  noiseRemoved: 0.85,
+  headingRecall: 0.9,
+  headingPrecision: 0.89,
+  headingLevelAccuracy: 0.97,
+  tableCountAccuracy: 0.95,
+  cellRecall: 0.97,
+  textRecall: 0.98,
+  noiseRemoved: 0.97,
 };
-const CEILINGS = { ocrCer: 0.07, arabicOcrCer: 0.09, maxArabicOcrCer: 0.15 };
+// Issue 12 asks for CER <= 0.15 on every Arabic page; reached: 0.064 on average, 0.097 at worst.
+const CEILINGS = { ocrCer: 0.06, arabicOcrCer: 0.08, maxArabicOcrCer: 0.15 };
 
 describe('real-document corpus (test/corpus/real)', function () {
   this.timeout(120_000);
@@ -27,8 +28,8 @@ describe('real-document corpus (test/corpus/real)', function () {
     total = totals(results);
   });
 
-  it('has at least 40 documents and parses every one', () => {
-    expect(results.length).to.be.at.least(40);
+  it('has at least 50 documents and parses every one', () => {
+    expect(results.length).to.be.at.least(50);
     expect(
       results.filter((result) => result.error).map((result) => `${result.entry.id}: ${result.error}`),
     ).to.deep.equal([]);
