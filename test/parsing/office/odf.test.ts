@@ -8,6 +8,7 @@ import { parseDocx } from '../../../src/parsing/office/parseDocx.js';
 import { parseOdp, parseOds, parseOdt } from '../../../src/parsing/office/parseOdf.js';
 import { parsePptx } from '../../../src/parsing/office/parsePptx.js';
 import { parseXlsx } from '../../../src/parsing/office/parseXlsx.js';
+import { openSafeZip } from '../../../src/parsing/office/safeZip.js';
 import { expectParseError } from '../expectParseError.js';
 import { context, fixture } from './helpers.js';
 import { buildOdf, odfContent } from './odfWriter.js';
@@ -292,6 +293,53 @@ describe('OpenDocument parsers', () => {
           expect(texts(doc).length).to.be.at.most(2);
         } catch (error) {
           expect(error).to.have.property('name', 'ParseError');
+        }
+      }
+    });
+
+    it('answers mutated content.xml (cut, doubled and stray markup, huge repeats) with a document or a ParseError, never a crash', async () => {
+      let seed = 12345;
+      const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+      const stray = [
+        '<',
+        '>',
+        '"',
+        '&',
+        '<text:p>',
+        '</table:table-row>',
+        'table:number-columns-repeated="99999999"',
+        '<table:table-cell office:value-type="float" office:value="1e308">',
+      ];
+      for (const [name, parse] of [
+        ['report.odt', parseOdt],
+        ['workbook.ods', parseOds],
+        ['slides.odp', parseOdp],
+      ] as const) {
+        const source = await openSafeZip(fixture(name), context(name));
+        const parts: Record<string, Buffer> = {};
+        for (const part of source.names) parts[part] = (await source.read(part)) ?? Buffer.alloc(0);
+        for (let i = 0; i < 40; i += 1) {
+          let xml = parts['content.xml']?.toString('utf8') ?? '';
+          for (let k = 0; k < 1 + Math.floor(random() * 5); k += 1) {
+            const at = Math.floor(random() * xml.length);
+            const op = random();
+            if (op < 0.3) xml = xml.slice(0, at) + xml.slice(at + Math.floor(random() * 50));
+            else if (op < 0.6)
+              xml = xml.slice(0, at) + xml.slice(at, at + Math.floor(random() * 200)) + xml.slice(at);
+            else xml = xml.slice(0, at) + (stray[Math.floor(random() * stray.length)] ?? '') + xml.slice(at);
+          }
+          const bytes = buildZip(
+            Object.entries({ ...parts, 'content.xml': Buffer.from(xml) }).map(([part, data]) => ({
+              name: part,
+              data,
+              method: part === 'mimetype' ? 0 : 8,
+            })),
+          );
+          try {
+            await parse(bytes, context(name));
+          } catch (error) {
+            expect(error, `${name} #${i}`).to.have.property('name', 'ParseError');
+          }
         }
       }
     });
