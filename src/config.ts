@@ -375,7 +375,7 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   },
   {
     name: 'SEARCH_DENSE_WEIGHT',
-    default: '(1 with EMBEDDING_MODEL, 0.05 with the local embedder)',
+    default: '(1 with EMBEDDING_MODEL, 0.01 with the local embedder)',
     meaning:
       'Weight of the dense (vector) ranking in the fusion, from 0 to 10; 0 leaves the vector index and the embedder out of searches. The local hashed embedder knows no synonyms: weighed like BM25 it made retrieval worse on the retrieval evaluation, as a tie-breaker and a fallback for words BM25 misses it made it better (docs/benchmarks.md).',
   },
@@ -586,7 +586,7 @@ function decimal(env: Env, name: string, min: number, max: number, fallback?: nu
 function searchWeights(env: Env): { lexical: number; dense: number } {
   const weights = {
     lexical: decimal(env, 'SEARCH_LEXICAL_WEIGHT', 0, 10),
-    dense: decimal(env, 'SEARCH_DENSE_WEIGHT', 0, 10, env['EMBEDDING_MODEL']?.trim() ? 1 : 0.05),
+    dense: decimal(env, 'SEARCH_DENSE_WEIGHT', 0, 10, env['EMBEDDING_MODEL']?.trim() ? 1 : 0.01),
   };
   if (weights.lexical === 0 && weights.dense === 0) {
     throw new ConfigError(

@@ -76,7 +76,7 @@ describe('fusion weights of /search and /query', () => {
     expect(loadConfig(withModel).searchWeights).to.deep.equal({ lexical: 1, dense: 1 });
     expect(loadConfig({ SEARCH_LEXICAL_WEIGHT: '2.5' }).searchWeights).to.deep.equal({
       lexical: 2.5,
-      dense: 0.05,
+      dense: 0.01,
     });
   });
 });
