@@ -132,8 +132,15 @@ function emitParagraph(
 function isTitleLine(line: string, underline: string): boolean {
   const title = tidyLine(line);
   if (title.length === 0 || title.length > 120 || UNDERLINE.test(line) || matchListMarker(line)) return false;
-  // The underline should roughly span the title, as in every convention that uses one.
-  return underline.trim().length >= Math.min(title.length * 0.5, 3) && underline.trim().length >= 3;
+  // The underline should roughly span the title, as in every convention that uses one. A rule much
+  // longer than the line above is a separator or a block delimiter (AsciiDoc's ---- around listings,
+  // a text dump's ____ between sections), not an underline.
+  const length = underline.trim().length;
+  return (
+    length >= Math.min(title.length * 0.5, 3) &&
+    length >= 3 &&
+    length <= title.length + Math.max(4, title.length / 4)
+  );
 }
 
 function numberedHeading(line: string): { number: number; text: string; level: number } | null {

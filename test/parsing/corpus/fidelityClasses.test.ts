@@ -173,6 +173,19 @@ describe('document fidelity on real documents', () => {
     });
   });
 
+  describe('plain text', () => {
+    it('takes a rule far longer than the line above for a separator or a listing delimiter, not an underline', async () => {
+      const stash = headings(await parse('txt-asciidoc-git-stash.txt'));
+      expect(stash.slice(0, 3)).to.deep.equal([
+        [1, 'git-stash(1)'],
+        [2, 'NAME'],
+        [2, 'SYNOPSIS'],
+      ]);
+      expect(stash.map(([, text]) => text)).to.not.include.members(['+', '$ git stash pop']);
+      expect(headings(await parse('txt-social-contract.txt'))).to.deep.equal([]);
+    });
+  });
+
   describe('OCR of Arabic and mixed pages', function () {
     this.timeout(60_000);
 
