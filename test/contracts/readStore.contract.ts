@@ -265,6 +265,19 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         expect(await store.search(notes, 'archive', { limit: 1, skip: 5 })).to.deep.equal([]);
       });
 
+      it('finds every filtered match with rankNewest above their number (an adapter may ignore it)', async () => {
+        expect(
+          (await store.search(notes, 'archive', { filter: { owner: 'u2' }, rankNewest: 10 })).map(
+            (h) => h.doc.id,
+          ),
+        ).to.deep.equal(['n3']);
+        expect(
+          (await store.search(notes, 'archive', { filter: { owner: 'u2' }, rankNewest: 1 })).map(
+            (h) => h.doc.id,
+          ),
+        ).to.deep.equal(['n3']);
+      });
+
       it('treats query syntax as plain words and returns nothing for an empty query', async () => {
         expect(await store.search(notes, '"unbalanced AND OR NEAR( *')).to.be.an('array');
         expect(await store.search(notes, '   ')).to.deep.equal([]);
