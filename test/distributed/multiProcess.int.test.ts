@@ -239,7 +239,18 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     const created = await createTask(apiA, { steps: 3, stepMs: 50 });
     expect(created.status).to.equal(201);
     const id = String(created.body['task_id']);
+    // Seen through the other instance once the projector has it (seconds on a loaded machine), and
+    // still pending: nothing could dispatch it.
+    const seen = await until(
+      async () => {
+        const found = await task(apiB, id);
+        return found['status'] ? found : undefined;
+      },
+      30_000,
+      'the task to be visible through the other instance',
+    );
     await sleep(1_000);
+    expect(seen['status']).to.equal('pending');
     expect((await task(apiB, id))['status']).to.equal('pending');
 
     await nats!.restart();
