@@ -47,11 +47,17 @@ describe('distributed: one user’s rate limit shared by two API processes (BUS=
     cli('users', 'add', 'carol');
     const authorization = `token ${cli('users', 'key', 'carol')}`;
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-      env: { ...env, PORT: String(port), PARSE_WORKERS: '1' },
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // Every role in each: with BUS=nats `serve` would run the API alone and leave projecting to a
+    // projector process, and each process here has a data folder of its own.
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'serve', '--roles', 'api,worker,projector'],
+      {
+        env: { ...env, PORT: String(port), PARSE_WORKERS: '1' },
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const log: string[] = [];
     const collect = (chunk: Buffer): void => {
       log.push(...chunk.toString('utf8').split('\n').filter(Boolean));
