@@ -17,6 +17,9 @@ export class PortInUseError extends Error {
 
 type ServerConfig = Pick<Config, 'host' | 'port' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
 
+/** The request line and headers together, at most. */
+export const MAX_HEADER_BYTES = 256 * 1024;
+
 /**
  * Listens with the app; `close` stops taking connections, lets in-flight requests finish, and ends
  * idle ones. Node enforces the header and whole-request timeouts (the body-idle one is the multipart
@@ -31,6 +34,10 @@ export async function listen(app: Koa, runtime: { config: ServerConfig }): Promi
       requestTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
       keepAliveTimeout: 65_000,
+      // GET requests carry text in their query (`stream_ai_response`'s prompt, up to 8,000
+      // characters, up to 9 bytes each when percent-encoded): Node's 16 KiB default would refuse
+      // them with a bare 431 before the API could validate them and answer in its own error shape.
+      maxHeaderSize: MAX_HEADER_BYTES,
     },
     app.callback(),
   );

@@ -374,6 +374,10 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
         });
       expect((await get({ 'Last-Event-ID': 'garbage' })).status).to.equal(400);
       expect((await get({})).status).to.equal(422);
+      // Too long for the query, even percent-encoded Arabic (~110 KB of URL): the API's 422, not a bare 431.
+      const long = await get({}, `?prompt=${encodeURIComponent('سؤال'.repeat(2_001))}`);
+      expect(long.status).to.equal(422);
+      expect(((await long.json()) as Body).message.error).to.include({ type: 'validation_error' });
       const mine = dataOf(await chat(alice, { user_message: 'stats please' }).expect(200));
       const response = await fetch(`${url}${API}.stream_ai_response`, {
         headers: {

@@ -34,6 +34,8 @@ export interface ChatRouteDeps {
 
 const TAGS = ['Assistant: chat'];
 const MAX_MESSAGE_CHARS = 32_000;
+/** A GET's prompt travels in the URL: longer messages go through chat_with_tools. */
+const MAX_PROMPT_CHARS = 8_000;
 const MAX_SYSTEM_PROMPT_CHARS = 8_000;
 /** Files one multimodal message may carry, and what of each the model reads. */
 const MAX_ATTACHMENTS = 10;
@@ -390,7 +392,7 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
       query: {
         type: 'object',
         properties: {
-          prompt: { type: 'string', maxLength: MAX_MESSAGE_CHARS },
+          prompt: { type: 'string', maxLength: MAX_PROMPT_CHARS },
           conversation_id: { type: 'string', minLength: 1, maxLength: 128 },
           auto_execute_tools: { type: 'boolean', default: true },
           max_tokens: maxTokens,
