@@ -9,9 +9,9 @@ import type { Block } from './model.js';
 export function sectionNumberDepth(text: string): number | 'loneInteger' | null {
   const title = text.trim();
   if (/^(?:chapter|appendix)\s+(?:\d+|[A-Z]|[IVXLC]+)\b[.:]?(?:\s|$)/iu.test(title)) return 1;
-  const dotted = /^(\d{1,3}(?:\.\d{1,3})+)\.?\s+[\p{L}"'“(]/u.exec(title);
+  const dotted = /^(\d{1,3}(?:\.\d{1,3})+)\.?\s+(?:["'“]|\(?\p{L})/u.exec(title);
   if (dotted?.[1]) return Math.min(6, dotted[1].split('.').length);
-  const lettered = /^[A-Z]((?:\.\d{1,3})+)\.?\s+[\p{L}"'“(]/u.exec(title);
+  const lettered = /^[A-Z]((?:\.\d{1,3})+)\.?\s+(?:["'“]|\(?\p{L})/u.exec(title);
   if (lettered?.[1]) return Math.min(6, 1 + lettered[1].split('.').length - 1);
   if (/^\d{1,2}\.?\s+\p{Lu}/u.test(title)) return 'loneInteger';
   return null;
