@@ -31,20 +31,24 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
 
   const document = parseOrThrow(html, ctx);
   const metadata = readHtmlMetadata(document);
+  const manual = isGeneratedManual(document);
   removeBoilerplate(document);
   const pageHeading = findPageHeading(document);
   // Readability costs ~25 µs per element (2.3 s for a 5 MB page); above the size of any real
-  // article page the author's own <main>/<article> markup picks the content instead.
+  // article page the author's own <main>/<article> markup picks the content instead. Pages of a
+  // documentation generator skip it too: their chrome is known by class (removed above), and
+  // Readability's link-density rule drops their short sections ("5.5. What is missing…", a man
+  // page's SEE ALSO) with their titles.
   const small = document.querySelectorAll('*').length <= READABILITY_MAX_ELEMENTS;
-  let root = small ? findArticle(document) : null;
+  let root = small && !manual ? findArticle(document) : null;
   let mainContent = 'readability';
   // Readability drops article headers ("post-header" looks like chrome to it), and with them the
   // page's h1: put that heading back in front when the article lost it.
   if (root && pageHeading && !hasHeading(root, pageHeading)) builder.heading(pageHeading, 1);
   if (!root) {
     // Readability may have changed the DOM before giving up: start again from the markup.
-    const fresh = small ? parseOrThrow(html, ctx) : document;
-    if (small) removeBoilerplate(fresh);
+    const fresh = small && !manual ? parseOrThrow(html, ctx) : document;
+    if (small && !manual) removeBoilerplate(fresh);
     const main = fresh.querySelector('main') ?? fresh.querySelector('[role="main"]');
     const article = fresh.querySelector('article');
     root = main ?? article ?? fresh.body ?? fresh.documentElement;
@@ -55,6 +59,17 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
   const parsed = builder.finish({ ...metadata, extra: { ...metadata.extra, mainContent } });
   levelsFromSectionNumbers(parsed.blocks);
   return parsed;
+}
+
+/** Generators of documentation whose pages are read without Readability (see parseHtml). */
+const MANUAL_GENERATOR = /docbook|docutils|sphinx|makeinfo|texi2any|texi2html|asciidoc/i;
+
+function isGeneratedManual(document: DomDocument): boolean {
+  return toArray(document.querySelectorAll('meta')).some(
+    (meta) =>
+      (meta.getAttribute('name') ?? '').toLowerCase() === 'generator' &&
+      MANUAL_GENERATOR.test(meta.getAttribute('content') ?? ''),
+  );
 }
 
 /**

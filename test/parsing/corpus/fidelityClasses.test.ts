@@ -69,6 +69,16 @@ describe('document fidelity on real documents', () => {
       expect(headings(sphinx)[0]).to.deep.equal([1, '8. Internationalization and Translations']);
     });
 
+    it("keeps a manual's short, link-heavy sections, and drops its chapter table of contents", async () => {
+      const faq = headings(await parse('html-docbook-faq-software.html')).map(([, text]) => text);
+      expect(faq).to.include('5.5. What is missing from Debian GNU/Linux?');
+      const stash = headings(await parse('html-asciidoc-git-stash.html')).map(([, text]) => text);
+      expect(stash).to.include.members(['NAME', 'SEE ALSO', 'GIT']);
+      const checkit = await parse('html-docbook-maint-checkit.html');
+      expect(documentText(checkit.blocks)).not.to.include('Table of Contents');
+      expect(checkit.blocks.filter((block) => block.type === 'list')).to.have.length.below(4);
+    });
+
     it('reads a data table inside a list item as a table', async () => {
       const document = await parse('html-texinfo-flex-patterns.html');
       const table = document.blocks.find((block) => block.type === 'table');
