@@ -56,6 +56,20 @@ function withoutDefaultedRequired(schema: Schema): Schema {
 }
 
 /**
+ * Whether a request must carry a body: only when something in it is required. A body whose fields
+ * all have defaults or are optional may be left out (it is read as `{}`), as `create_conversation`
+ * without a title is.
+ */
+function bodyRequired(route: Route): boolean {
+  if (!route.body) return false;
+  const schema =
+    route.body.contentType === 'application/json'
+      ? withoutDefaultedRequired(route.body.schema)
+      : multipartSchema(route);
+  return ((schema as { required?: readonly string[] }).required ?? []).length > 0;
+}
+
+/**
  * A Server-Sent Events response as OpenAPI tools read it: each event an object whose `data` is a
  * JSON text (described by the route's schema, when it gives more than "a string").
  */
@@ -164,7 +178,7 @@ export function buildOpenApi(
           ...(route.body
             ? {
                 requestBody: {
-                  required: true,
+                  required: bodyRequired(route),
                   content: {
                     [route.body.contentType]: {
                       schema:
