@@ -7,7 +7,7 @@ import { evaluateCorpus, totals, type DocumentResult, type Totals } from '../../
  * OCR's run-to-run noise. Raise these when the pipeline gets better; never lower them to pass.
  */
 const FLOORS: Omit<Totals, 'documents' | 'failed' | 'ocrCer' | 'arabicOcrCer' | 'maxArabicOcrCer'> = {
-  headingRecall: 0.9,
+  headingRecall: 0.91,
   headingPrecision: 0.93,
   headingLevelAccuracy: 0.97,
   tableCountAccuracy: 0.95,
