@@ -13,7 +13,7 @@ import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
 import { fullCollection } from './fullCollection.js';
-import { warmUpJobs } from './warmUpDocument.js';
+import { warmUpJob } from './warmUpDocument.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -69,10 +69,8 @@ function withoutImageBytes(event: ParseJobEvent): ParseJobEvent {
 
 async function warmUp(): Promise<void> {
   services ??= createServices();
-  for (const job of warmUpJobs()) {
-    for await (const _ of runParseJob(job, services, new AbortController().signal)) {
-      // Only the work matters.
-    }
+  for await (const _ of runParseJob(warmUpJob(), services, new AbortController().signal)) {
+    // Only the work matters.
   }
 }
 
