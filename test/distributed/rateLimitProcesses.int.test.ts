@@ -30,6 +30,7 @@ describe('distributed: one user’s rate limit shared by two API processes (BUS=
   this.timeout(180_000);
   let nats: NatsServerHandle | null = null;
   const processes: ApiProcess[] = [];
+  const user = `carol-${process.pid}-${Date.now()}`;
 
   async function startApi(natsUrl: string): Promise<ApiProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), 'archivist-limits-'));
@@ -44,8 +45,10 @@ describe('distributed: one user’s rate limit shared by two API processes (BUS=
       if (ran.status !== 0) throw new Error(`archivist ${args.join(' ')}: ${ran.stderr}`);
       return ran.stdout.trim();
     };
-    cli('users', 'add', 'carol');
-    const authorization = `token ${cli('users', 'key', 'carol')}`;
+    // A name of this run's own: the limits live in NATS, which CI shares with other suites that have
+    // their own carol (her budget there may be spent within the minute).
+    cli('users', 'add', user);
+    const authorization = `token ${cli('users', 'key', user)}`;
     const port = await freePort();
     // Every role in each: with BUS=nats `serve` would run the API alone and leave projecting to a
     // projector process, and each process here has a data folder of its own.
