@@ -74,11 +74,13 @@ async function awaitCaughtUp(
   started: number,
   expected: number,
   exited: () => boolean,
-): Promise<{ readModels: number; vectors: number }> {
+): Promise<{ readModels: number; vectors: number; searchIndex: number }> {
   let readModels: number | null = null;
   let vectors: number | null = null;
+  // The in-memory search index follows the projection's writes; after a restart it builds anew.
+  let searchIndex: number | null = null;
   const deadline = performance.now() + 30 * 60_000;
-  while (readModels === null || vectors === null) {
+  while (readModels === null || vectors === null || searchIndex === null) {
     if (exited()) throw new Error('the server exited while catching up');
     if (performance.now() > deadline) throw new Error('the server did not catch up within 30 minutes');
     const response = await fetch(`${ORIGIN}/api/v1/health/ready`).catch(() => null);
@@ -90,10 +92,13 @@ async function awaitCaughtUp(
       const count = Number(/(\d+) vectors/.exec(store?.reason ?? '')?.[1] ?? -1);
       if (vectors === null && count === expected) vectors = seconds(started);
       if (store && !store.healthy) throw new Error(`vector store unhealthy: ${store.reason}`);
+      const index = body.components.find((component) => component.name === 'search_index');
+      if (searchIndex === null && readModels !== null && (!index || index.healthy))
+        searchIndex = seconds(started);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { readModels, vectors };
+  return { readModels, vectors, searchIndex };
 }
 
 async function post<T>(path: string, body: unknown): Promise<T> {
@@ -179,6 +184,7 @@ try {
   const built = await awaitCaughtUp(started, chunks, () => initial.process.exitCode !== null);
   report('initial build: read models live (/health/ready 200)', built.readModels, 's');
   report('initial build: every chunk in the vector index', built.vectors, 's');
+  report('initial build: in-memory search index ready', built.searchIndex, 's');
   report(
     'initial build (embeds every chunk)',
     chunks / Math.max(built.readModels, built.vectors),

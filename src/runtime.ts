@@ -59,6 +59,7 @@ import { createOnboardingCommands } from './commands/onboardingCommands.js';
 import { createOnboarding, type Onboarding } from './onboarding/onboarding.js';
 import { onboardingReactor } from './onboarding/onboardingReactor.js';
 import type { ReadStore } from './readStore/readStore.js';
+import type { SqliteReadStore } from './readStore/sqliteReadStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
 import { VERSION } from './version.js';
 import type { JobRegistry, JobType } from './workers/jobs.js';
@@ -142,6 +143,16 @@ export const PURGE_EVENT_TYPES: readonly string[] = [
   ...(documentAggregate.purgedBy ?? []),
   ...(conversationAggregate.purgedBy ?? []),
 ];
+
+/**
+ * The embedded store's in-memory search index: building for some seconds after a start (FTS5
+ * answers meanwhile, slower). Not required: search is right either way, only not yet at full speed.
+ */
+function searchIndexChecks(readStore: ReadStore): HealthCheck[] {
+  const store = readStore as Partial<Pick<SqliteReadStore, 'textIndexHealth'>>;
+  const health = store.textIndexHealth?.bind(readStore);
+  return health ? [{ name: 'search_index', required: false, check: async () => health() }] : [];
+}
 
 /** Readiness of the knowledge base's models and vector index (a check asks only its own component). */
 function knowledgeChecks(
@@ -396,6 +407,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       },
     },
     ...knowledgeChecks(knowledge, required),
+    ...searchIndexChecks(readStore),
   ];
 
   return {

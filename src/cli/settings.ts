@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { eventLogPath, openEventStore } from '../adapters.js';
-import type { Caller } from '../commands/context.js';
+import { operator } from './operator.js';
 import { createSettingsCommands } from '../commands/settingsCommands.js';
 import { ConfigError, type Config } from '../config.js';
 import { SETTING_NAMES, type SettingName } from '../domain/settings/decider.js';
@@ -16,16 +14,6 @@ export const SETTINGS_USAGE = `  settings get [NAME]   Print the assistant's set
   settings set NAME VALUE
                         Set a setting; VALUE is JSON ('"Aria"', '{"delete_document":false}', null for the
                         default), or taken as a string when it is not JSON. Names: ${SETTING_NAMES.join(', ')}.`;
-
-function operator(): Caller {
-  let name = 'unknown';
-  try {
-    name = userInfo().username;
-  } catch {
-    // No user database entry (some containers): the actor is still the CLI.
-  }
-  return { actorId: `cli:${name}`, correlationId: randomUUID() };
-}
 
 /**
  * The built-in tools' names, categories and risk levels, to check the tool names of `tools.*`

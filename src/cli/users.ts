@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { eventLogPath, openEventStore } from '../adapters.js';
-import type { Caller } from '../commands/context.js';
+import { operator } from './operator.js';
 import { ConfigError, type Config } from '../config.js';
 import { DomainError } from '../domain/shared/index.js';
 import { createUsers, type Users } from '../users/users.js';
@@ -16,16 +14,6 @@ export const USERS_USAGE = `  users add NAME        Create a user of the Assista
   users list            Print the users (names, roles, key ids; never secrets) as JSON.`;
 
 export class UsersUsageError extends Error {}
-
-function operator(): Caller {
-  let name = 'unknown';
-  try {
-    name = userInfo().username;
-  } catch {
-    // No user database entry (some containers): the actor is still the CLI.
-  }
-  return { actorId: `cli:${name}`, correlationId: randomUUID() };
-}
 
 /** One line from standard input, without its line ending (what `--password-stdin` reads). */
 async function readPassword(): Promise<string> {

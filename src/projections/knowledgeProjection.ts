@@ -52,7 +52,7 @@ export const knowledgeProjection: Projection = {
   handles: documentEvents.types,
   collections: [
     { name: DOCUMENTS, indexes: ['source', 'section', 'language', 'title', 'sequence', 'contentHash'] },
-    { name: CHUNKS, indexes: ['docId', 'contentHash'], textFields: ['text', 'headings'] },
+    { name: CHUNKS, indexes: ['docId', 'contentHash'], textFields: ['text', 'headings'], searchHot: true },
   ],
   async apply(recorded, view) {
     const event = documentEvents.decode(recorded);

@@ -69,6 +69,24 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
     entry.ready = true;
   }
 
+  /** The table's copy, a fresh one building when there is none or another connection wrote. */
+  function current(table: string): Entry {
+    const version = deps.dataVersion();
+    let entry = entries.get(table);
+    if (entry && entry.dataVersion !== version) {
+      entries.delete(table);
+      entry = undefined;
+    }
+    if (entry) return entry;
+    const building: Entry = { index: new MemoryTextIndex(), ready: false, dataVersion: version };
+    entries.set(table, building);
+    build(table, building).catch((error: unknown) => {
+      if (entries.get(table) === building) entries.delete(table);
+      deps.onError(error);
+    });
+    return building;
+  }
+
   return {
     /** A row's text changed (`values`) or went (`null`) in the open transaction. */
     written(table: string, rowid: number, values: readonly string[] | null): void {
@@ -89,29 +107,23 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
     dropped(table: string): void {
       entries.delete(table);
     },
+    /** The copy of `table`, started (built in the background) when there is none or it is stale. */
+    prepare(table: string): void {
+      current(table);
+    },
     /**
      * The top `k` rows of `table` for any of `terms` (already normalised), or null while its copy
      * is not ready (the caller asks FTS5): the first call starts the copy's build.
      */
     top(table: string, terms: readonly string[], k: number): MemoryHit[] | null {
-      const version = deps.dataVersion();
-      let entry = entries.get(table);
-      if (entry && entry.dataVersion !== version) {
-        entries.delete(table);
-        entry = undefined;
-      }
-      if (!entry) {
-        entry = { index: new MemoryTextIndex(), ready: false, dataVersion: version };
-        entries.set(table, entry);
-        const building = entry;
-        build(table, building).catch((error: unknown) => {
-          if (entries.get(table) === building) entries.delete(table);
-          deps.onError(error);
-        });
-        return null;
-      }
+      const entry = current(table);
       if (!entry.ready) return null;
       return entry.index.top(tokensOf(terms), k);
+    },
+    /** Whether every copy is ready, and which are still being built. */
+    status(): { ready: boolean; building: string[] } {
+      const building = [...entries].filter(([, entry]) => !entry.ready).map(([table]) => table);
+      return { ready: building.length === 0, building };
     },
     /** Resolves when every copy being built is ready (tests, benchmarks). */
     async settled(): Promise<void> {

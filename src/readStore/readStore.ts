@@ -71,6 +71,11 @@ export interface CollectionSpec {
   indexes?: readonly string[];
   /** Fields (dotted paths, string values) searched by `search`. */
   textFields?: readonly string[];
+  /**
+   * Match-any searches are this collection's hot path (retrieval): a store that can keep its text
+   * index in memory prepares it as soon as the collection is declared, not on the first search.
+   */
+  searchHot?: boolean;
 }
 
 export type Condition =

@@ -58,6 +58,8 @@ interface CollectionState {
 export type SqliteReadStore = ReadStore & {
   /** Resolves when the in-memory copies of text tables being built are ready (tests, benchmarks). */
   settleTextIndexes(): Promise<void>;
+  /** Readiness of the in-memory text copies: until built, searches run on FTS5 alone (slower). */
+  textIndexHealth(): { healthy: boolean; reason: string | null };
 };
 
 export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteReadStore {
@@ -181,6 +183,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
       'INSERT INTO _collections (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec',
     ).run(spec.name, JSON.stringify(spec));
     collections.set(spec.name, state);
+    if (spec.searchHot && textTable) memoryText.prepare(textTable);
     return state;
   }
 
@@ -488,6 +491,12 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     },
 
     settleTextIndexes: () => memoryText.settled(),
+    textIndexHealth() {
+      const { ready, building } = memoryText.status();
+      return ready
+        ? { healthy: true, reason: null }
+        : { healthy: false, reason: `building the in-memory search index of ${building.join(', ')}` };
+    },
 
     async write(operations) {
       assertOpen();

@@ -38,10 +38,11 @@ describe('health endpoints', () => {
       'llm',
       'vector_store',
       'reranker',
+      'search_index',
     ]);
     for (const core of ['event_store', 'read_store', 'bus', 'projections'])
       expect(byName[core], core).to.include({ healthy: true, required: true });
-    for (const optional of ['embedder', 'llm', 'vector_store', 'reranker'])
+    for (const optional of ['embedder', 'llm', 'vector_store', 'reranker', 'search_index'])
       expect(byName[optional]!.required, optional).to.equal(false);
   });
 

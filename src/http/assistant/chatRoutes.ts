@@ -103,6 +103,16 @@ const chatAnswerSchema = {
   },
 } as const satisfies Schema;
 
+/** What a chat answer may be, with or without files. */
+const answered = {
+  200: { description: 'The answer, its tool calls and sources', schema: envelopeSchema(chatAnswerSchema) },
+  404: notFound,
+  409: deleted,
+  422: invalid,
+  502: modelFailed,
+  504: modelFailed,
+};
+
 /** The HTTP status of a turn that failed: the model's fault is a gateway's, not ours. */
 function statusOfTurnError(type: string): number {
   if (type === 'model_timeout' || type === 'turn_timeout') return 504;
@@ -303,17 +313,7 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
       rateLimit: 'chat',
       readAfterWrite: [CONVERSATIONS],
       body: { contentType: 'application/json', schema: chatBody },
-      responses: {
-        200: {
-          description: 'The answer, its tool calls and sources',
-          schema: envelopeSchema(chatAnswerSchema),
-        },
-        404: notFound,
-        409: deleted,
-        422: invalid,
-        502: modelFailed,
-        504: modelFailed,
-      },
+      responses: answered,
       async handle({ body, caller, koa }) {
         return answerOf(chat, await chat.start(turnRequest(body, principalOf(koa).name, caller)));
       },
@@ -338,17 +338,9 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
         ),
       },
       responses: {
-        200: {
-          description: 'The answer, its tool calls and sources',
-          schema: envelopeSchema(chatAnswerSchema),
-        },
-        404: notFound,
-        409: deleted,
+        ...answered,
         413: { description: 'A file is larger than the upload limit', schema: assistantErrorSchema },
         415: { description: 'A file of a type the pipeline does not read', schema: assistantErrorSchema },
-        422: invalid,
-        502: modelFailed,
-        504: modelFailed,
       },
       async handle({ body, files, caller, koa, signal }) {
         const attached = files.filter((file) => FILE_FIELDS.includes(file.field));

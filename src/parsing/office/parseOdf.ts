@@ -10,7 +10,7 @@ import { createOdfTextWalker, type OdfItem, type OdfTextWalker } from './odfText
 import { createImageLoader } from './officeImages.js';
 import { buildMetadata, textPages } from './officeMetadata.js';
 import { NOTES_PREFIX } from './parsePptx.js';
-import { looksLikeHeader } from './parseXlsx.js';
+import { addSheetTable } from './parseXlsx.js';
 import { attr, childElements, firstChild, type XmlElement } from './xml.js';
 import { formatNumber, renderIsoDate } from './xlsxValues.js';
 
@@ -127,15 +127,7 @@ export async function parseOds(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
       'sheet',
     );
     filled += table.filled;
-    if (table.cells.length === 0) remarks.push(`sheet "${name}" is empty`);
-    else {
-      const cells = table.cells;
-      blocks.push({
-        type: 'table',
-        table: { index: 0, pageNumber: page, cells, hasHeader: looksLikeHeader(cells), caption: name },
-        page,
-      });
-    }
+    addSheetTable(blocks, remarks, table.cells, name, page);
     if (remarks.length > 0) notes.set(page, remarks.join('; '));
   }
   if (filled === 0) throw new ParseError('empty_document', 'the spreadsheet has no cell with a value');

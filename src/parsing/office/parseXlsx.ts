@@ -61,15 +61,7 @@ export async function parseXlsx(bytes: Uint8Array, ctx: ParseContext): Promise<P
     } else {
       const table = await scanSheet(chunks, { sharedStrings, formats, date1904, budget, limits: ctx.limits });
       filled += table.filled;
-      if (table.cells.length === 0) remarks.push(`sheet "${name}" is empty`);
-      else {
-        const cells = table.cells;
-        blocks.push({
-          type: 'table',
-          table: { index: 0, pageNumber: page, cells, hasHeader: looksLikeHeader(cells), caption: name },
-          page,
-        });
-      }
+      addSheetTable(blocks, remarks, table.cells, name, page);
     }
     if (remarks.length > 0) notes.set(page, remarks.join('; '));
   }
@@ -91,6 +83,25 @@ export async function parseXlsx(bytes: Uint8Array, ctx: ParseContext): Promise<P
     blocks,
     warnings,
   };
+}
+
+/** A sheet's cells as its page's table, captioned with the sheet's name; an empty sheet, said so. */
+export function addSheetTable(
+  blocks: Block[],
+  remarks: string[],
+  cells: string[][],
+  name: string,
+  page: number,
+): void {
+  if (cells.length === 0) {
+    remarks.push(`sheet "${name}" is empty`);
+    return;
+  }
+  blocks.push({
+    type: 'table',
+    table: { index: 0, pageNumber: page, cells, hasHeader: looksLikeHeader(cells), caption: name },
+    page,
+  });
 }
 
 /**
