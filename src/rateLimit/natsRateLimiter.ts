@@ -63,7 +63,34 @@ export function createNatsRateLimiter(options: NatsRateLimiterOptions): RateLimi
     },
   });
 
+  /**
+   * What this process last wrote or read of each key, at which revision. A request first tries its
+   * compare-and-set against it: one round trip instead of a read and a write, and exact all the
+   * same — the write succeeds only if nobody wrote since, and otherwise the key is read afresh.
+   */
+  const known = new Map<string, { times: number[]; revision: number }>();
+  const KNOWN_KEYS = 10_000;
+  const remember = (key: string, times: number[], revision: number): void => {
+    known.delete(key);
+    if (known.size >= KNOWN_KEYS) known.delete(known.keys().next().value!);
+    known.set(key, { times, revision });
+  };
+
   async function attempt(kv: KV, key: string, policy: RateLimitPolicy): Promise<RateLimitDecision | null> {
+    const cached = known.get(key);
+    if (cached) {
+      const { decision, times } = decide(cached.times, now(), policy);
+      // A refusal from memory may be stale (another process's requests aged out): read to be sure.
+      if (decision.allowed) {
+        try {
+          remember(key, times, await kv.update(key, JSON.stringify(times), cached.revision));
+          return decision;
+        } catch (error) {
+          if (!(error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE)) throw error;
+        }
+      }
+      known.delete(key);
+    }
     const entry = await kv.get(key);
     const current =
       entry && entry.operation === 'PUT' && entry.length > 0 ? (entry.json<number[]>() ?? []) : [];
@@ -72,8 +99,11 @@ export function createNatsRateLimiter(options: NatsRateLimiterOptions): RateLimi
     if (!decision.allowed) return decision;
     const value = JSON.stringify(times);
     try {
-      if (entry && entry.operation === 'PUT') await kv.update(key, value, entry.revision);
-      else await kv.create(key, value);
+      const revision =
+        entry && entry.operation === 'PUT'
+          ? await kv.update(key, value, entry.revision)
+          : await kv.create(key, value);
+      remember(key, times, revision);
       return decision;
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) return null;
