@@ -4,29 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
+import {
+  API,
+  dataOf,
+  messageOf,
+  type EnvelopeBody as Body,
+  type ToolCall,
+} from '../support/assistantEnvelope.js';
 import { openSse, type SseEvent } from '../support/sseClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
-
-const API = '/api/method/assistant.api';
-type Body = {
-  message: {
-    success: boolean;
-    data: Record<string, unknown>;
-    tokens_used: { input: number; output: number; total: number };
-    error?: Record<string, unknown>;
-  };
-};
-type ToolCall = {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  status: string;
-  result?: unknown;
-};
-
-const messageOf = (response: { body: unknown }) => (response.body as Body).message;
-const dataOf = (response: { body: unknown }) => messageOf(response).data;
 
 /** Reads events until `done` or `error` (inclusive). */
 async function untilEnd(stream: { next(): Promise<SseEvent> }): Promise<SseEvent[]> {

@@ -3,6 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
+import {
+  API,
+  dataOf,
+  messageOf,
+  type EnvelopeBody as Body,
+  type ToolCall,
+} from '../support/assistantEnvelope.js';
 import type { LlamaChatServer } from '../support/llamaChatServer.js';
 import {
   startOpenAiCompatibleServer,
@@ -13,25 +20,6 @@ import {
 import { openSse, type SseEvent } from '../support/sseClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
-
-const API = '/api/method/assistant.api';
-type Body = {
-  message: {
-    success: boolean;
-    data: Record<string, unknown>;
-    tokens_used: { input: number; output: number; total: number };
-    error?: Record<string, unknown>;
-  };
-};
-type ToolCall = {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  status: string;
-  result?: unknown;
-};
-const messageOf = (response: { body: unknown }) => (response.body as Body).message;
-const dataOf = (response: { body: unknown }) => messageOf(response).data;
 
 function lastMessage(request: ChatRequest) {
   return request.messages.at(-1)!;

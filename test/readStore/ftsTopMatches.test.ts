@@ -1,18 +1,7 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { seeded } from '../support/seededRandom.js';
 import { createFtsTopMatches, type RankedRow } from '../../src/readStore/ftsTopMatches.js';
-
-/** A seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('FTS5 top matches (MaxScore over bm25)', () => {
   const random = seeded(7);

@@ -3,21 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { seeded } from '../support/seededRandom.js';
 import { MemoryTextIndex } from '../../src/readStore/memoryTextIndex.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { foldCase, stemmedTokens } from '../../src/readStore/textTokens.js';
-
-/** A seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const random = seeded(11);
 // English-like words with Zipf frequencies, stemmed by the porter tokenizer (running → run…).
