@@ -34,7 +34,7 @@ function plainSchema(schema: Record<string, unknown>): Record<string, unknown> {
  * and name a real tool; the registry still validates the arguments before anything runs.
  */
 export function toolChoiceFormat(tools: readonly ToolDefinition[]): ResponseFormat {
-  const choices = tools.map((tool) => ({
+  const choices: Array<Record<string, unknown>> = tools.map((tool) => ({
     type: 'object',
     properties: { tool: { const: tool.name }, arguments: requiredOnly(tool.parameters) },
     required: ['tool', 'arguments'],
@@ -42,7 +42,7 @@ export function toolChoiceFormat(tools: readonly ToolDefinition[]): ResponseForm
   }));
   choices.push({
     type: 'object',
-    properties: { tool: { const: ANSWER_CHOICE } } as never,
+    properties: { tool: { const: ANSWER_CHOICE } },
     required: ['tool'],
     additionalProperties: false,
   });

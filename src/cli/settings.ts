@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { eventLogPath, openEventStore } from '../adapters.js';
-import { operator } from './operator.js';
+import { operator, runAdminCommand } from './adminCommand.js';
 import { createSettingsCommands } from '../commands/settingsCommands.js';
 import { ConfigError, type Config } from '../config.js';
 import { SETTING_NAMES, type SettingName } from '../domain/settings/decider.js';
 import type { JsonValue } from '../domain/settings/events.js';
-import { DomainError } from '../domain/shared/index.js';
 import { SETTING_DEFINITIONS } from '../settings/definitions.js';
 import { createSettings, type Settings, type ToolInfo } from '../settings/settings.js';
 import { builtinTools, type BuiltinToolDeps } from '../tools/builtinTools.js';
@@ -77,7 +76,7 @@ export async function settingsCommand(config: Config, args: readonly string[]): 
   const print = (output: unknown): void => {
     process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
   };
-  try {
+  return runAdminCommand(async () => {
     if (sub === 'get') {
       const all = await settings.all();
       if (name === undefined) {
@@ -96,13 +95,5 @@ export async function settingsCommand(config: Config, args: readonly string[]): 
     const known = SETTING_NAMES.find((setting) => setting === name)!;
     print({ ...describe(await settings.all(), known), changed: outcome.appended.length > 0 });
     return 0;
-  } catch (error) {
-    if (error instanceof DomainError) {
-      process.stderr.write(`archivist: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await eventStore.close();
-  }
+  }, eventStore);
 }

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { eventLogPath, openEventStore } from '../adapters.js';
-import { operator } from './operator.js';
+import { operator, runAdminCommand } from './adminCommand.js';
 import { ConfigError, type Config } from '../config.js';
-import { DomainError } from '../domain/shared/index.js';
 import { createUsers, type Users } from '../users/users.js';
 
 export const USERS_USAGE = `  users add NAME        Create a user of the Assistant API. --admin makes an administrator;
@@ -52,17 +51,10 @@ export async function usersCommand(
   const password = options['password-stdin'] || sub === 'password' ? await readPassword() : undefined;
   const eventStore = await openEventStore(config, { pollIntervalMs: null });
   const users = createUsers({ eventStore, clock: () => new Date() });
-  try {
-    return await run(users, sub, name, key, { admin: options.admin ?? false, password });
-  } catch (error) {
-    if (error instanceof DomainError) {
-      process.stderr.write(`archivist: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await eventStore.close();
-  }
+  return runAdminCommand(
+    () => run(users, sub, name, key, { admin: options.admin ?? false, password }),
+    eventStore,
+  );
 }
 
 async function run(

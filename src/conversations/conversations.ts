@@ -1,13 +1,7 @@
 import type { ConversationCommands } from '../commands/conversationCommands.js';
 import type { Caller } from '../commands/context.js';
 import type { ConversationStatus } from '../domain/conversation/decider.js';
-import type {
-  AttachmentRef,
-  MessageRole,
-  ToolCallRef,
-  ToolResultRef,
-  TurnEnd,
-} from '../domain/conversation/events.js';
+import type { MessageFields, MessageRole } from '../domain/conversation/events.js';
 import { NotFoundError } from '../domain/shared/index.js';
 import { normalizeForIndex } from '../parsing/clean/normalize.js';
 import type {
@@ -24,15 +18,7 @@ import {
 import type { ReadModels } from '../projections/readModels.js';
 import { searchTerms } from '../readStore/readStore.js';
 
-export interface NewMessage {
-  role: MessageRole;
-  content: string;
-  toolCalls?: ToolCallRef[];
-  toolResult?: ToolResultRef;
-  attachments?: AttachmentRef[];
-  turnId?: string;
-  turnEnd?: TurnEnd;
-}
+export type NewMessage = MessageFields;
 
 export interface SearchHitView {
   conversationId: string;

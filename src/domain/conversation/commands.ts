@@ -1,5 +1,5 @@
 import type { Command } from '../shared/index.js';
-import type { AttachmentRef, MessageRole, ToolCallRef, ToolResultRef, TurnEnd } from './events.js';
+import type { MessageFields } from './events.js';
 
 /** `owner` is who asks (a user name): a conversation of someone else is answered as unknown. */
 export type CreateConversation = Command<
@@ -8,18 +8,7 @@ export type CreateConversation = Command<
 >;
 export type AppendMessage = Command<
   'AppendMessage',
-  {
-    conversationId: string;
-    owner: string;
-    messageId: string;
-    role: MessageRole;
-    content: string;
-    toolCalls?: ToolCallRef[];
-    toolResult?: ToolResultRef;
-    attachments?: AttachmentRef[];
-    turnId?: string;
-    turnEnd?: TurnEnd;
-  }
+  MessageFields & { conversationId: string; owner: string; messageId: string }
 >;
 export type DeleteConversation = Command<'DeleteConversation', { conversationId: string; owner: string }>;
 export type RestoreConversation = Command<'RestoreConversation', { conversationId: string; owner: string }>;

@@ -42,26 +42,29 @@ export type ConversationCreated = Event<
   { conversationId: string; owner: string; title: string | null }
 >;
 /**
+ * What a message says, as it is asked for and as it is recorded. Tool calls, tool results and
+ * attachment references are optional and present only on the messages that have them. A chat turn's
+ * messages carry `turnId` (the id of the user message that began it); its last one carries
+ * `turnEnd`, so a stream of the turn can be replayed from the log alone.
+ */
+// A type, not an interface: event data must be assignable to a record of unknown values.
+export type MessageFields = {
+  role: MessageRole;
+  content: string;
+  toolCalls?: ToolCallRef[];
+  toolResult?: ToolResultRef;
+  attachments?: AttachmentRef[];
+  turnId?: string;
+  turnEnd?: TurnEnd;
+};
+
+/**
  * One message, numbered 1, 2, 3… in its conversation without gaps (`sequence`), so a page of
- * history is a lookup of consecutive keys. Tool calls, tool results and attachment references are
- * optional and present only on the messages that have them. A chat turn's messages carry `turnId`
- * (the id of the user message that began it); its last one carries `turnEnd`, so a stream of the
- * turn can be replayed from the log alone.
+ * history is a lookup of consecutive keys.
  */
 export type MessageAppended = Event<
   'MessageAppended',
-  {
-    conversationId: string;
-    messageId: string;
-    sequence: number;
-    role: MessageRole;
-    content: string;
-    toolCalls?: ToolCallRef[];
-    toolResult?: ToolResultRef;
-    attachments?: AttachmentRef[];
-    turnId?: string;
-    turnEnd?: TurnEnd;
-  }
+  MessageFields & { conversationId: string; messageId: string; sequence: number }
 >;
 /** Soft deletion: hidden from listing and search, restorable until purged. */
 export type ConversationDeleted = Event<'ConversationDeleted', { conversationId: string }>;
