@@ -79,6 +79,7 @@ export interface Config {
   /** Optional components that readiness requires too. */
   readyRequires: OptionalComponent[];
   vectorExactBelow: number;
+  vectorScanThreadFrom: number;
   searchWeights: { lexical: number; dense: number };
   vectorStore: 'embedded' | 'milvus';
   milvusUrl: string | null;
@@ -366,6 +367,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: '250000',
     meaning:
       'Below this many vectors the embedded index scans them all (int8 SIMD, exact rescoring); from it on, it builds an HNSW graph (usearch) in a worker thread, saves it under DATA_DIR and searches it once built.',
+  },
+  {
+    name: 'VECTOR_SCAN_THREAD_FROM',
+    default: '20000',
+    meaning:
+      "From this many vectors an embedded collection's scan runs in a worker thread holding an int8 copy of its vectors, so a search's vector half uses another core; 0 keeps every scan on the main thread.",
   },
   {
     name: 'SEARCH_LEXICAL_WEIGHT',
@@ -720,6 +727,7 @@ export function loadConfig(env: Env = process.env): Config {
     parseMaxFieldChars: integer(env, 'PARSE_MAX_FIELD_CHARS', 1, 1_073_741_824),
     readyRequires: listOf(env, 'READY_REQUIRES', OPTIONAL_COMPONENTS),
     vectorExactBelow: integer(env, 'VECTOR_EXACT_BELOW', 0, 100_000_000),
+    vectorScanThreadFrom: integer(env, 'VECTOR_SCAN_THREAD_FROM', 0, 100_000_000),
     searchWeights: searchWeights(env),
     vectorStore,
     milvusUrl: milvusUrl(env, vectorStore === 'milvus'),

@@ -254,6 +254,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     dataDir: config.dataDir,
     maxUploadBytes: config.maxUploadBytes,
     exactSearchBelow: config.vectorExactBelow,
+    scanThreadFrom: config.vectorScanThreadFrom,
     searchWeights: config.searchWeights,
     milvus: config.vectorStore === 'milvus' ? { url: config.milvusUrl!, token: config.milvusToken } : null,
     owner,

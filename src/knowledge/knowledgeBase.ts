@@ -31,6 +31,8 @@ export interface KnowledgeBaseOptions {
   dataDir: string;
   maxUploadBytes: number;
   exactSearchBelow: number;
+  /** From this many vectors an embedded collection is scanned in a worker thread; 0: never. */
+  scanThreadFrom?: number;
   searchWeights: FusionWeights;
   /** One Milvus index shared by every process (kept by the projector role), instead of the embedded one. */
   milvus?: { url: string; token: string | null } | null;
@@ -65,6 +67,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const store = openVectorStore({
     dataDir: options.dataDir,
     exactSearchBelow: options.exactSearchBelow,
+    scanThreadFrom: options.scanThreadFrom,
     milvus,
     readStore: options.readStore,
     log: vectorLog,

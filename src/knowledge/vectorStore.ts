@@ -8,6 +8,7 @@ import {
   type ActiveCollectionStore,
 } from '../vector/activeCollection.js';
 import { openEmbeddedIndex } from '../vector/embeddedIndex.js';
+import { ScanThread } from '../vector/scanThread.js';
 import { createMilvusIndex } from '../vector/milvusIndex.js';
 import { parseMilvusUrl } from '../vector/milvusUrl.js';
 import type { VectorIndex } from '../vector/vectorIndex.js';
@@ -15,6 +16,8 @@ import type { VectorIndex } from '../vector/vectorIndex.js';
 export interface VectorStoreOptions {
   dataDir: string;
   exactSearchBelow: number;
+  /** From this many vectors an embedded collection is scanned in a worker thread; 0: never. */
+  scanThreadFrom?: number;
   milvus: { url: string; token: string | null } | null;
   readStore: ReadStore;
   log: Logger;
@@ -50,9 +53,18 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
       path: () => parseMilvusUrl(milvus.url).display,
     };
   }
+  const from = options.scanThreadFrom ?? 0;
+  // One scan thread for every collection of the process (blue-green keeps two while switching).
+  const thread = new ScanThread((error) =>
+    log.error(
+      { err: error.message },
+      'the vector scan thread failed: scans run on the main thread from now on',
+    ),
+  );
+  const scanThread = from > 0 ? { thread, from } : null;
   return {
     open: (collection, dimensions) =>
-      openEmbeddedIndex({ dir, collection, dimensions, exactBelow: options.exactSearchBelow }),
+      openEmbeddedIndex({ dir, collection, dimensions, exactBelow: options.exactSearchBelow, scanThread }),
     drop: (collection) => rm(join(dir, collection), { recursive: true, force: true }),
     records: createFileActiveCollectionStore(dir),
     shared: false,

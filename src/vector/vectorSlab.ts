@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Usearch from 'usearch';
+import type { ScanMirror, SlabChanges } from './scanThread.js';
 import type { VectorHit } from './vectorIndex.js';
 
 let usearch: typeof Usearch | null = null;
@@ -14,12 +15,30 @@ const loadUsearch = (): typeof Usearch =>
 const OVERSCAN = 4;
 const MIN_CANDIDATES = 40;
 
-/** Each vector scaled so its largest component is ±127: cosine does not see the scale, only rounding. */
-function quantise(vector: Float32Array, into: Int8Array, at: number): void {
+/**
+ * The int8 copies share one scale, so that their inner products rank as the floats' do: stored
+ * vectors are unit length (cosine), their components of the order of 1/√dimensions, and the scale
+ * leaves room for components eight times that before they clip — measured on 100k local vectors,
+ * this scan (usearch's int8 inner product, a quarter cheaper than its cosine) keeps recall@10 at
+ * 1.000 after rescoring, as the per-vector scaling with cosine did (docs/benchmarks.md).
+ */
+export function storedScale(dimensions: number): number {
+  return 127 / Math.min(1, 8 / Math.sqrt(dimensions));
+}
+
+function quantise(vector: Float32Array, into: Int8Array, at: number, scale: number): void {
+  for (let i = 0; i < vector.length; i += 1) {
+    into[at + i] = Math.max(-127, Math.min(127, Math.round(vector[i]! * scale)));
+  }
+}
+
+/** A query's own scale does not change its ranking: the largest component becomes ±127. */
+function quantisedQuery(query: Float32Array): Int8Array {
   let largest = 1e-12;
-  for (const value of vector) largest = Math.max(largest, Math.abs(value));
-  const scale = 127 / largest;
-  for (let i = 0; i < vector.length; i += 1) into[at + i] = Math.round(vector[i]! * scale);
+  for (const value of query) largest = Math.max(largest, Math.abs(value));
+  const into = new Int8Array(query.length);
+  quantise(query, into, 0, 127 / largest);
+  return into;
 }
 
 function dot(a: Float32Array, b: Float32Array, at: number): number {
@@ -40,8 +59,17 @@ export class VectorSlab {
   private ids: string[] = [];
   private docs: string[] = [];
   private readonly byDoc = new Map<string, Set<string>>();
+  private readonly scale: number;
+  /** The scan thread's copy, and what changed since it was last brought up to date. */
+  private mirror: ScanMirror | null = null;
+  private readonly changed = new Set<number>();
+  private copyStale = true;
+  private mirroredSize = 0;
+  /** Deletions that moved a vector to another slot: a scan that saw the old slots is redone. */
+  private moves = 0;
 
   constructor(readonly dimensions: number) {
+    this.scale = storedScale(dimensions);
     this.floats = new Float32Array(dimensions * 1024);
     this.bytes = new Int8Array(dimensions * 1024);
   }
@@ -80,7 +108,8 @@ export class VectorSlab {
     ofDoc.add(id);
     const at = slot * this.dimensions;
     this.floats.set(vector, at);
-    quantise(vector, this.bytes, at);
+    quantise(vector, this.bytes, at, this.scale);
+    this.noteChanged(slot);
   }
 
   delete(id: string): void {
@@ -97,6 +126,8 @@ export class VectorSlab {
       this.ids[slot] = movedId;
       this.docs[slot] = this.docs[last]!;
       this.slotOf.set(movedId, slot);
+      this.moves += 1;
+      this.noteChanged(slot);
     }
     this.ids.pop();
     this.docs.pop();
@@ -105,22 +136,43 @@ export class VectorSlab {
   /** The `k` nearest by cosine, best first, with exact scores: a quantised scan, then rescoring. */
   nearest(query: Float32Array, k: number): VectorHit[] {
     const size = this.size;
-    if (size === 0 || k <= 0) return [];
-    const wanted = Math.min(size, Math.max(MIN_CANDIDATES, k * OVERSCAN));
-    const quantisedQuery = new Int8Array(this.dimensions);
-    quantise(query, quantisedQuery, 0);
+    const wanted = this.candidatesWanted(k);
+    if (wanted === 0) return [];
     const { exactSearch, MetricKind } = loadUsearch();
     // One thread: on 100k vectors a second one made a scan slower (thread start-up per call).
     const { keys } = exactSearch(
       this.bytes.subarray(0, size * this.dimensions),
-      quantisedQuery,
+      quantisedQuery(query),
       this.dimensions,
       wanted,
-      MetricKind.Cos,
+      MetricKind.IP,
       1,
     );
-    const slots = Array.from(keys, Number).filter((slot) => slot < size);
-    return this.rescored(query, slots, k);
+    return this.rescored(query, Array.from(keys, Number), k);
+  }
+
+  /**
+   * `nearest`, with the scan run by the scan thread on its copy (brought up to date first) while
+   * this thread goes on; here only the candidates are rescored. Should a deletion move vectors
+   * between slots meanwhile, or the thread fail, the scan is done here instead.
+   */
+  async nearestInThread(mirror: ScanMirror, query: Float32Array, k: number): Promise<VectorHit[]> {
+    if (this.mirror !== mirror) {
+      this.mirror = mirror;
+      this.copyStale = true;
+    }
+    const wanted = this.candidatesWanted(k);
+    if (wanted === 0) return [];
+    const moves = this.moves;
+    let slots: Int32Array;
+    try {
+      slots = await mirror.scan(this.takeChanges(), quantisedQuery(query), wanted);
+    } catch {
+      this.copyStale = true;
+      return this.nearest(query, k);
+    }
+    if (this.moves !== moves) return this.nearest(query, k);
+    return this.rescored(query, Array.from(slots), k);
   }
 
   /** Exact scores of the given ids (unknown ones left out), best first, at most `k`. */
@@ -149,7 +201,9 @@ export class VectorSlab {
     }
   }
 
+  /** Empties the slab (a scan thread's copy is the caller's to detach). */
   clear(): void {
+    this.mirror = null;
     this.slotOf.clear();
     this.byDoc.clear();
     this.ids = [];
@@ -158,7 +212,45 @@ export class VectorSlab {
     this.bytes = new Int8Array(0);
   }
 
-  private rescored(query: Float32Array, slots: readonly number[], k: number): VectorHit[] {
+  private candidatesWanted(k: number): number {
+    if (this.size === 0 || k <= 0) return 0;
+    return Math.min(this.size, Math.max(MIN_CANDIDATES, k * OVERSCAN));
+  }
+
+  private noteChanged(slot: number): void {
+    if (!this.mirror || this.copyStale) return;
+    this.changed.add(slot);
+    // Past an eighth of the vectors, sending them all is as cheap as listing them.
+    if (this.changed.size > this.size / 8 + 1024) {
+      this.copyStale = true;
+      this.changed.clear();
+    }
+  }
+
+  /** What the scan thread's copy lacks: copies, as they are transferred to the thread. */
+  private takeChanges(): SlabChanges | null {
+    const size = this.size;
+    const width = this.dimensions;
+    if (this.copyStale) {
+      this.copyStale = false;
+      this.changed.clear();
+      this.mirroredSize = size;
+      return { size, whole: this.bytes.slice(0, size * width) };
+    }
+    if (this.changed.size === 0 && this.mirroredSize === size) return null;
+    const slots = Int32Array.from([...this.changed].filter((slot) => slot < size));
+    const rows = new Int8Array(slots.length * width);
+    slots.forEach((slot, index) =>
+      rows.set(this.bytes.subarray(slot * width, (slot + 1) * width), index * width),
+    );
+    this.changed.clear();
+    this.mirroredSize = size;
+    return { size, slots, rows };
+  }
+
+  private rescored(query: Float32Array, candidates: readonly number[], k: number): VectorHit[] {
+    // A slot past the end was deleted after the scan saw it.
+    const slots = candidates.filter((slot) => slot < this.size);
     return slots
       .map((slot) => ({
         id: this.ids[slot]!,
