@@ -108,7 +108,10 @@ export class VectorSlab {
     ofDoc.add(id);
     const at = slot * this.dimensions;
     this.floats.set(vector, at);
-    quantise(vector, this.bytes, at, this.scale);
+    // Scaled as a unit vector: embedders return those, and one that did not must not clip.
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    quantise(vector, this.bytes, at, this.scale / Math.max(Math.sqrt(norm), 1e-12));
     this.noteChanged(slot);
   }
 
