@@ -95,37 +95,39 @@ export function createSearch(deps: SearchDeps) {
     request: SearchRequest,
   ): Promise<{ hits: SearchHit[]; timing: SearchTiming; dense: DenseUsed }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
-    let started = now();
-    let vectorHits: readonly { id: string }[] = [];
     let dense: DenseUsed = { collection: null, reason: 'SEARCH_DENSE_WEIGHT is 0' };
-    if (weights.dense > 0) {
+    // The halves run side by side: the vector half waits on the embedder and the scan thread while
+    // this thread scores the lexical half. Each step's time runs from its start to its answer.
+    const denseHalf = async (): Promise<readonly { id: string }[]> => {
+      if (weights.dense <= 0) return [];
+      let started = now();
       const source = await deps.dense();
       // No complete collection to read (a new one is building): this query is lexical only.
       dense = source.index
         ? { collection: source.collection, reason: null }
         : { collection: null, reason: source.reason };
-      if (source.index) {
-        const [queryVector] = await source.embedder.embed([request.query], {
-          kind: 'query',
-          ...(request.signal ? { signal: request.signal } : {}),
-        });
-        timing.embedding = seconds(started);
-        started = now();
-        vectorHits = await source.index.search(queryVector!, { k: request.initialK });
-        timing.vectorSearch = seconds(started);
-      }
-    }
-
-    let lexicalHits: readonly { id: string }[] = [];
-    if (weights.lexical > 0) {
+      if (!source.index) return [];
+      const [queryVector] = await source.embedder.embed([request.query], {
+        kind: 'query',
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      timing.embedding = seconds(started);
       started = now();
+      const hits = await source.index.search(queryVector!, { k: request.initialK });
+      timing.vectorSearch = seconds(started);
+      return hits;
+    };
+    const lexicalHalf = async (): Promise<readonly { id: string }[]> => {
+      if (weights.lexical <= 0) return [];
+      const started = now();
       const found = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
         match: 'any',
         limit: request.initialK,
       });
-      lexicalHits = found.map((hit) => hit.doc);
       timing.lexicalSearch = seconds(started);
-    }
+      return found.map((hit) => hit.doc);
+    };
+    const [vectorHits, lexicalHits] = await Promise.all([denseHalf(), lexicalHalf()]);
 
     const fused = new Map<string, number>();
     const addRanks = (hits: readonly { id: string }[], weight: number): void =>
@@ -149,7 +151,7 @@ export function createSearch(deps: SearchDeps) {
       return chunk ? [{ chunk, score }] : [];
     });
     if (deps.rerank && scored.length > 0) {
-      started = now();
+      const started = now();
       const scores = await deps.rerank(
         request.query,
         scored.map(({ chunk }) => chunk.text),
