@@ -167,6 +167,37 @@ describe('SQLite read store: match-any searches from the in-memory copy', functi
     await store.close();
   });
 
+  it('builds its copy after a restart from the stored rows, deleted ones left out, answering as FTS5', async () => {
+    const path = join(dir, 'read.db');
+    const first = createSqliteReadStore({ path });
+    await first.ensureCollection({ name: 'chunks', textFields: ['text', 'heading'] });
+    await first.write(docs(1_800));
+    await first.write(
+      Array.from({ length: 300 }, (_, i) => ({
+        op: 'delete' as const,
+        collection: 'chunks',
+        id: `c${i * 5}`,
+      })),
+    );
+    await first.close();
+    const store = createSqliteReadStore({ path });
+    await store.ensureCollection({ name: 'chunks', textFields: ['text', 'heading'] });
+    for (const words of [
+      [3, 40, 120],
+      [7, 300],
+      [1, 2, 900],
+    ]) {
+      const query = words.map((word) => vocabulary[word]).join(' ');
+      const search = () => store.search<{ id: string }>('chunks', query, { match: 'any', limit: 30 });
+      const fromFts = await search();
+      await store.settleTextIndexes();
+      const fromCopy = await search();
+      expect(ids(fromCopy)).to.deep.equal(ids(fromFts));
+      expect(ids(fromCopy)).to.not.include.members(['c0', 'c5', 'c10']);
+    }
+    await store.close();
+  });
+
   it("drops its copy when another connection writes, and answers that connection's rows", async () => {
     const path = join(dir, 'read.db');
     const store = createSqliteReadStore({ path });
