@@ -4,79 +4,95 @@ import type * as Usearch from 'usearch';
 import type { ScanReply, ScanRequest } from './scanProtocol.js';
 
 /**
- * The scan thread: int8 copies of the mirrored slabs, scanned on request. Requests that queued up
- * while a scan ran are taken together, and consecutive scans of one slab run as one batch: usearch
- * then reads each stored vector once for all of them.
+ * A scan thread: its blocks of the mirrored slabs' int8 vectors, scanned on request. Requests that
+ * queued up while a scan ran are taken together, and consecutive scans of one slab run as one
+ * batch: usearch then reads each stored vector once for all of them.
  */
 const usearch = createRequire(import.meta.url)('usearch') as typeof Usearch;
 const port = parentPort as MessagePort;
 
 interface Copy {
   dimensions: number;
+  blockSlots: number;
   size: number;
-  bytes: Int8Array;
+  blocks: Map<number, Int8Array>;
 }
 const copies = new Map<number, Copy>();
 
-function applySync(request: Extract<ScanRequest, { type: 'sync' }>): void {
-  const { dimensions, size } = request;
-  if (request.whole) {
-    copies.set(request.slab, { dimensions, size, bytes: request.whole });
-    return;
-  }
+type Sync = Extract<ScanRequest, { type: 'sync' }>;
+type Scan = Extract<ScanRequest, { type: 'scan' }>;
+
+function applySync(request: Sync): void {
+  const { dimensions, blockSlots, size } = request;
   let copy = copies.get(request.slab);
-  if (!copy) copies.set(request.slab, (copy = { dimensions, size: 0, bytes: new Int8Array(0) }));
-  if (size * dimensions > copy.bytes.length) {
-    const bytes = new Int8Array(Math.max(size * dimensions, copy.bytes.length * 2));
-    bytes.set(copy.bytes.subarray(0, copy.size * dimensions));
-    copy.bytes = bytes;
+  if (!copy || request.blocks) {
+    copy = { dimensions, blockSlots, size, blocks: new Map() };
+    copies.set(request.slab, copy);
   }
+  const width = blockSlots * dimensions;
+  const blockOf = (block: number): Int8Array => {
+    let bytes = copy.blocks.get(block);
+    if (!bytes) copy.blocks.set(block, (bytes = new Int8Array(width)));
+    return bytes;
+  };
+  for (const { block, bytes } of request.blocks ?? []) blockOf(block).set(bytes);
   const { slots, rows } = request;
   if (slots && rows) {
-    slots.forEach((slot, index) =>
-      copy.bytes.set(rows.subarray(index * dimensions, (index + 1) * dimensions), slot * dimensions),
-    );
+    slots.forEach((slot, index) => {
+      const block = Math.floor(slot / blockSlots);
+      const at = (slot - block * blockSlots) * dimensions;
+      blockOf(block).set(rows.subarray(index * dimensions, (index + 1) * dimensions), at);
+    });
   }
   copy.size = size;
 }
-
-type Scan = Extract<ScanRequest, { type: 'scan' }>;
 
 function reply(message: ScanReply): void {
   port.postMessage(message);
 }
 
+/** Scans every held block for every query of the batch; each query keeps its best `wanted`. */
 function runBatch(batch: Scan[]): void {
   const first = batch[0];
   if (!first) return;
   const copy = copies.get(first.slab);
-  if (!copy || copy.size === 0) {
+  if (!copy) {
     for (const scan of batch) reply({ id: scan.id, slots: new Int32Array(0) });
     return;
   }
-  const { dimensions, size } = copy;
-  const wanted = Math.min(size, Math.max(...batch.map((scan) => scan.wanted)));
+  const { dimensions, blockSlots, size } = copy;
+  const wanted = Math.max(...batch.map((scan) => scan.wanted));
   const queries = new Int8Array(batch.length * dimensions);
   batch.forEach((scan, index) => queries.set(scan.query, index * dimensions));
+  const found = batch.map(() => [] as Array<{ slot: number; distance: number }>);
   try {
-    const result = usearch.exactSearch(
-      copy.bytes.subarray(0, size * dimensions),
-      queries,
-      dimensions,
-      wanted,
-      usearch.MetricKind.IP,
-      1,
-    );
-    batch.forEach((scan, index) => {
-      const matches = 'get' in result ? result.get(index) : result;
-      const found = Math.min(matches.keys.length, scan.wanted);
-      const slots = new Int32Array(found);
-      for (let at = 0; at < found; at += 1) slots[at] = Number(matches.keys[at]);
-      reply({ id: scan.id, slots });
-    });
+    for (const [block, bytes] of copy.blocks) {
+      const start = block * blockSlots;
+      const live = Math.min(blockSlots, size - start);
+      if (live <= 0) continue;
+      const result = usearch.exactSearch(
+        bytes.subarray(0, live * dimensions),
+        queries,
+        dimensions,
+        Math.min(wanted, live),
+        usearch.MetricKind.IP,
+        1,
+      );
+      batch.forEach((_, index) => {
+        const matches = 'get' in result ? result.get(index) : result;
+        for (let at = 0; at < matches.keys.length; at += 1) {
+          found[index]!.push({ slot: start + Number(matches.keys[at]), distance: matches.distances[at]! });
+        }
+      });
+    }
   } catch (error) {
     for (const scan of batch) reply({ id: scan.id, error: (error as Error).message });
+    return;
   }
+  batch.forEach((scan, index) => {
+    const best = found[index]!.sort((a, b) => a.distance - b.distance).slice(0, scan.wanted);
+    reply({ id: scan.id, slots: Int32Array.from(best, (candidate) => candidate.slot) });
+  });
 }
 
 function handle(first: ScanRequest): void {
