@@ -148,8 +148,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     deleteEvents.run(stream);
     markDeleted.run(stream);
   });
-  /** Reads by event type, one per number of types: an index range per type, merged by position. */
-  const byTypeReads = new Map<number, Database.Statement<unknown[], EventRow>>();
+  /** Filtered reads: one type's positions from its index range, then each event kept by position. */
+  const typePositions = db.prepare<[string, number, number], { position: number }>(
+    'SELECT position FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?',
+  );
+  const selectAt = db.prepare<[number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position = ?`);
   let pending: PendingAppend[] = [];
   let flushScheduled = false;
   let closed = false;
@@ -251,19 +254,21 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     };
   }
 
-  function byTypeStatement(types: number): Database.Statement<unknown[], EventRow> {
-    let statement = byTypeReads.get(types);
-    if (!statement) {
-      // Positions come from the type index alone (it covers them); only the page's own rows are
-      // then read whole. Reading every column in each type's range read up to `types` pages of
-      // event data to keep one.
-      const one = `SELECT * FROM (SELECT position FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?)`;
-      statement = db.prepare<unknown[], EventRow>(
-        `SELECT ${COLUMNS} FROM events WHERE position IN (${Array(types).fill(one).join(' UNION ALL ')} ORDER BY position LIMIT ?) ORDER BY position`,
-      );
-      byTypeReads.set(types, statement);
+  /**
+   * The first `maxCount` positions of events of these (distinct) types after `position`, in order.
+   * Positions come from the type index alone (it covers them), one seek per type, merged here; only
+   * the page's own rows are then read whole. One compound statement (a UNION ALL of the seeks)
+   * built a temporary B-tree per type on every read, ~45 µs each: a subscription with ten types
+   * cost 0.45 ms per wake-up even with nothing to read, the main thread's largest item while small
+   * files were ingested.
+   */
+  function positionsOfTypes(types: readonly string[], position: number, maxCount: number): number[] {
+    const positions: number[] = [];
+    for (const type of types) {
+      for (const row of typePositions.all(type, position, maxCount)) positions.push(row.position);
     }
-    return statement;
+    positions.sort((a, b) => a - b);
+    return positions.length > maxCount ? positions.slice(0, maxCount) : positions;
   }
 
   /**
@@ -279,10 +284,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         return filterScanned(readAllAfter.all(position, maxCount).map(toRecorded), position, filter);
       if (types.length === 0)
         return { events: [], checkpoint: Math.max(position, selectHead.get()?.head ?? 0) };
-      const params: unknown[] = [];
-      for (const type of types) params.push(type, position, maxCount);
-      params.push(maxCount);
-      const rows = byTypeStatement(types.length).all(...params);
+      const rows = positionsOfTypes(types, position, maxCount).map((at) => selectAt.get(at)!);
       const checkpoint =
         rows.length === maxCount ? rows.at(-1)!.position : Math.max(position, selectHead.get()?.head ?? 0);
       const events = rows.map(toRecorded);
