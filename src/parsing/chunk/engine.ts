@@ -105,7 +105,7 @@ export function createChunkEngine(options: EngineOptions): ChunkEngine {
     if (language !== 'unknown') lastLanguage = language;
     const innermost = draft.path[draft.path.length - 1];
     const pages = draft.pieces.map((piece) => piece.page);
-    const wordCount = countWords(content);
+    const wordCount = wordsOfContent(draft.pieces, content);
     out.push({
       chunkId: `${documentId}:${emitted}`,
       content,
@@ -242,6 +242,20 @@ export function createChunkEngine(options: EngineOptions): ChunkEngine {
     headingCount: () => headings,
     chunkCount: () => emitted,
   };
+}
+
+/**
+ * Words of a chunk's content. The blank lines joining its pieces cannot join or split words, so
+ * the pieces' own counts add up to it — except a table's, which is counted from its cells (and the
+ * rendered table may differ): recounting every chunk's text had cost as much as parsing it.
+ */
+function wordsOfContent(pieces: readonly Piece[], content: string): number {
+  let words = 0;
+  for (const piece of pieces) {
+    if (piece.table) return countWords(content);
+    words += piece.words;
+  }
+  return words;
 }
 
 /** Index where the run of heading pieces ending the list starts; 0 when all are headings or none trail. */
