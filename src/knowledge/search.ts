@@ -96,28 +96,39 @@ export function createSearch(deps: SearchDeps) {
   ): Promise<{ hits: SearchHit[]; timing: SearchTiming; dense: DenseUsed }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
     let dense: DenseUsed = { collection: null, reason: 'SEARCH_DENSE_WEIGHT is 0' };
-    // The halves run side by side: the vector half waits on the embedder and the scan thread while
-    // this thread scores the lexical half. Each step's time runs from its start to its answer.
+    // The halves run side by side: once the vector half has sent its query to the vector index (the
+    // scan threads, Milvus), this thread scores the lexical half while the index answers. Started
+    // earlier, BM25's synchronous scoring would hold the query back (it ran first, and at 1M chunks
+    // the embedding step seemed to take 5.8 ms). Each step's time runs from its start to its answer.
+    let sent: () => void = () => undefined;
+    const vectorQuerySent = new Promise<void>((resolve) => (sent = resolve));
     const denseHalf = async (): Promise<readonly { id: string }[]> => {
-      if (weights.dense <= 0) return [];
-      let started = now();
-      const source = await deps.dense();
-      // No complete collection to read (a new one is building): this query is lexical only.
-      dense = source.index
-        ? { collection: source.collection, reason: null }
-        : { collection: null, reason: source.reason };
-      if (!source.index) return [];
-      const [queryVector] = await source.embedder.embed([request.query], {
-        kind: 'query',
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
-      timing.embedding = seconds(started);
-      started = now();
-      const hits = await source.index.search(queryVector!, { k: request.initialK });
-      timing.vectorSearch = seconds(started);
-      return hits;
+      try {
+        if (weights.dense <= 0) return [];
+        let started = now();
+        const source = await deps.dense();
+        // No complete collection to read (a new one is building): this query is lexical only.
+        dense = source.index
+          ? { collection: source.collection, reason: null }
+          : { collection: null, reason: source.reason };
+        if (!source.index) return [];
+        const [queryVector] = await source.embedder.embed([request.query], {
+          kind: 'query',
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+        timing.embedding = seconds(started);
+        started = now();
+        const answer = source.index.search(queryVector!, { k: request.initialK });
+        sent();
+        const hits = await answer;
+        timing.vectorSearch = seconds(started);
+        return hits;
+      } finally {
+        sent();
+      }
     };
     const lexicalHalf = async (): Promise<readonly { id: string }[]> => {
+      await vectorQuerySent;
       if (weights.lexical <= 0) return [];
       const started = now();
       const found = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
