@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { minimalDocx } from '../parsing/office/zipWriter.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'documents');
@@ -211,6 +212,7 @@ describe('parse endpoints', function () {
         [fixture('pdf/report.pdf'), 'report.docx', 415, 'format_mismatch'],
         [fixture('office/workbook.ods'), 'workbook.odt', 415, 'format_mismatch'],
         [fixture('office/report.odt').subarray(0, 2_000), 'truncated.odt', 422, 'corrupt_document'],
+        [minimalDocx('<w:p><w:r><w:t>never closed</w:t></w:r>'), 'unclosed.docx', 422, 'corrupt_document'],
         [Buffer.from('MZ\x90\x00binary'), 'program.exe', 415, 'unsupported_format'],
         [Buffer.alloc(0), 'empty.txt', 422, 'empty_document'],
         [Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 'deep.json', 422, 'too_complex'],

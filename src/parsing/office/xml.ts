@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { ParseLimits } from '../context.js';
 import { ParseError } from '../errors.js';
+import { nestingError } from './xmlNesting.js';
 
 /** An XML element with its qualified name, local name, decoded attributes and ordered children. */
 export interface XmlElement {
@@ -17,7 +18,8 @@ export type XmlNode = XmlElement | string;
 /**
  * Parses one OOXML part into an ordered element tree (fast-xml-parser with `preserveOrder`).
  * DTDs are refused outright (OOXML never has one, and they are how entity bombs get in); nesting
- * deeper than `limits.maxNestingDepth` is `too_complex`; anything unparseable is `corrupt_document`.
+ * deeper than `limits.maxNestingDepth` is `too_complex`; anything unparseable — including elements
+ * left unclosed or closed out of order, which the parser would repair — is `corrupt_document`.
  */
 export function parseXml(
   xml: string,
@@ -52,6 +54,9 @@ export function parseXml(
     }
     throw new ParseError('corrupt_document', `${part} is not well-formed XML: ${message}`, { cause: error });
   }
+  // Checked after the parser, so that a part nested too deep is reported as such.
+  const broken = nestingError(xml);
+  if (broken) throw new ParseError('corrupt_document', `${part} is not well-formed XML: ${broken}`);
   const root = Array.isArray(raw) ? convertNodes(raw).find(isElement) : undefined;
   if (!root) throw new ParseError('corrupt_document', `${part} has no root element`);
   return root;

@@ -122,6 +122,23 @@ describe('office parsers on bad input', () => {
         await expectParseError(parse(bytes, context(`lol.${ext}`)), 'corrupt_document');
       });
 
+      it('refuses a main part whose elements are left open or closed out of order (corrupt_document, with where)', async () => {
+        const broken = [
+          '<root><w:body><w:p><w:t>text</w:t></w:body></root>',
+          '<root><w:body><w:p><w:t>text</w:t></w:p>',
+        ];
+        for (const xml of broken) {
+          const bytes = buildZip([
+            { name: '_rels/.rels', data: packageRels(main) },
+            { name: main, data: xml },
+          ]);
+          const error = await expectParseError(parse(bytes, context(`open.${ext}`)), 'corrupt_document');
+          expect(error.message).to.match(
+            /^\S+ is not well-formed XML: <w:\w+> opened at line 1, column \d+ is (never closed|closed by <\/w:body>)/,
+          );
+        }
+      });
+
       it('stops at once when the caller has already gone away (aborted)', async () => {
         const controller = new AbortController();
         controller.abort();
