@@ -1,4 +1,5 @@
 import type { Block } from '../model.js';
+import { admonitionLabel } from './admonitions.js';
 import { append } from './geometry.js';
 import { readListStart } from './lists.js';
 import { HEADING_RATIO, MAX_HEADING_WORDS, sizeKey, type DocumentProfile } from './profile.js';
@@ -23,6 +24,8 @@ interface Paragraph {
   kind: 'paragraph';
   lines: Line[];
   region: Region;
+  /** An admonition box's label ("Tip"): its first line, written "Tip: " before the box's text. */
+  label?: string;
 }
 interface Heading {
   kind: 'heading';
@@ -61,6 +64,12 @@ export function buildBlocks(flow: readonly FlowItem[], profile: DocumentProfile,
       continue;
     }
     const { line, region, bold } = item;
+    const label = admonitionLabel(line.text);
+    if (label !== null) {
+      flush();
+      open = { kind: 'paragraph', lines: [line], region, label };
+      continue;
+    }
     const level = headingLevel(line, bold, profile);
     if (level !== null) {
       if (open?.kind === 'heading' && continuesHeading(open, line, level, region)) open.lines.push(line);
@@ -80,6 +89,11 @@ export function buildBlocks(flow: readonly FlowItem[], profile: DocumentProfile,
       continue;
     }
     const start = readListStart(line.text);
+    if (open?.kind === 'paragraph' && open.label && open.lines.length === 1 && open.region === region) {
+      // The box's first line, however it is set (a list item too), follows its label.
+      open.lines.push(line);
+      continue;
+    }
     if (start) {
       if (open?.kind === 'list' && open.ordered === start.ordered && open.region === region) {
         open.items.push([start.text]);
@@ -135,12 +149,17 @@ function close(open: Open, page: number): Block {
         page,
       };
     case 'paragraph':
-      return paragraphBlock(open.lines, page);
+      return paragraphBlock(open.lines, page, open.label);
   }
 }
 
-function paragraphBlock(lines: Line[], page: number): Block {
-  return { type: 'paragraph', text: lines.map((line) => line.text).join('\n'), page };
+function paragraphBlock(lines: Line[], page: number, label?: string): Block {
+  const [, ...rest] = lines;
+  const text =
+    label !== undefined && rest.length > 0
+      ? `${label}: ${rest.map((line) => line.text).join('\n')}`
+      : lines.map((line) => line.text).join('\n');
+  return { type: 'paragraph', text, page };
 }
 
 /**

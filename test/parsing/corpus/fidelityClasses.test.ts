@@ -151,6 +151,30 @@ describe('document fidelity on real documents', () => {
     });
   });
 
+  describe('PDF admonition boxes', () => {
+    it('reads a Tip/Note/Warning label as the start of its box, not as a heading (DocBook dblatex)', async () => {
+      const document = await parse('pdf-debian-reference.pdf');
+      expect(headings(document).map(([, text]) => text)).to.deep.equal([
+        'Abstract',
+        'Preface',
+        'Disclaimer',
+        'What is Debian',
+        'About this document',
+        'Guiding rules',
+        'Prerequisites',
+      ]);
+      const paragraphs = document.blocks.flatMap((block) => (block.type === 'paragraph' ? [block.text] : []));
+      expect(paragraphs).to.include(
+        'Tip: I tried to elucidate hierarchical aspects and lower levels of the system.',
+      );
+      expect(
+        paragraphs.some((text) => text.startsWith('Warning: You are expected to make good efforts')),
+      ).to.equal(true);
+      const tables = headings(await parse('pdf-debian-reference-tables.pdf'));
+      expect(tables.filter(([, text]) => /^(Tip|Note|Warning)$/.test(text))).to.deep.equal([]);
+    });
+  });
+
   describe('Markdown as people write it', () => {
     it('titles a README by the alt text of a logo heading, then reads its sections', async () => {
       const found = headings(await parse('md-chalk-readme.md'));
