@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DocumentInitParameters } from 'pdfjs-dist/types/src/display/api.js';
+import { installSyncDeflateDecompression } from './syncInflate.js';
 
 export type PdfjsModule = typeof Pdfjs;
 export type PdfDocument = Pdfjs.PDFDocumentProxy;
@@ -43,6 +44,7 @@ async function loadWithNativeBuiltins(): Promise<PdfjsModule> {
   });
   JSON.stringify = natives.stringify;
   JSON.parse = natives.parse;
+  installSyncDeflateDecompression();
   return pdfjs;
 }
 
