@@ -35,7 +35,11 @@ function applySync(request: Sync): void {
     if (!bytes) copy.blocks.set(block, (bytes = new Int8Array(width)));
     return bytes;
   };
-  for (const { block, bytes } of request.blocks ?? []) blockOf(block).set(bytes);
+  for (const { block, bytes } of request.blocks ?? []) {
+    // A whole block is kept as it came (transferred, not copied); a partial last one gets room to grow.
+    if (bytes.length === width) copy.blocks.set(block, bytes);
+    else blockOf(block).set(bytes);
+  }
   const { slots, rows } = request;
   if (slots && rows) {
     slots.forEach((slot, index) => {

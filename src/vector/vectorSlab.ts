@@ -142,7 +142,7 @@ export class VectorSlab {
     const wanted = this.candidatesWanted(k);
     if (wanted === 0) return [];
     const { exactSearch, MetricKind } = loadUsearch();
-    this.bytes ??= this.quantisedSlots(this.floats.length / this.dimensions);
+    this.bytes ??= this.quantisedSlots(0, this.floats.length / this.dimensions);
     // One thread: on 100k vectors a second one made a scan slower (thread start-up per call).
     const { keys } = exactSearch(
       this.bytes.subarray(0, size * this.dimensions),
@@ -232,11 +232,11 @@ export class VectorSlab {
     quantise(vector, into, at, this.scale / Math.max(Math.sqrt(norm), 1e-12));
   }
 
-  /** Int8 copies of the first `slots` slots (those past the live ones stay zero). */
-  private quantisedSlots(slots: number): Int8Array {
-    const bytes = new Int8Array(slots * this.dimensions);
-    for (let slot = 0; slot < Math.min(slots, this.size); slot += 1) {
-      this.quantiseSlot(slot, bytes, slot * this.dimensions);
+  /** Int8 copies of slots `from` to `to` (those past the live ones stay zero). */
+  private quantisedSlots(from: number, to: number): Int8Array {
+    const bytes = new Int8Array((to - from) * this.dimensions);
+    for (let slot = from; slot < Math.min(to, this.size); slot += 1) {
+      this.quantiseSlot(slot, bytes, (slot - from) * this.dimensions);
     }
     return bytes;
   }
@@ -264,7 +264,7 @@ export class VectorSlab {
       this.copyStale = false;
       this.changed.clear();
       this.mirroredSize = size;
-      return { size, whole: this.quantisedSlots(size) };
+      return { size, whole: (from, to) => this.quantisedSlots(from, to) };
     }
     if (this.changed.size === 0 && this.mirroredSize === size) return null;
     const slots = Int32Array.from([...this.changed].filter((slot) => slot < size));
