@@ -27,9 +27,10 @@ export interface ScanThreadOptions {
   /** Threads the blocks of a collection are spread over: one per core, at most 4, by default. */
   threads?: number;
   /**
-   * Slots per block (65,536 by default): block b is held and scanned by thread b mod threads, so a
+   * Slots per block (131,072 by default): block b is held and scanned by thread b mod threads, so a
    * collection above one block is scanned by several threads at once (a scan of 1M int8 vectors
-   * reads 384 MB: two threads on two cores took it from 15–18 to 10–12 ms).
+   * reads 384 MB: two threads on two cores took it from 15–18 to 10–12 ms). Up to one block, one
+   * thread: a scan of 100k takes ~1.5 ms, and each further thread costs ~10–20 MB of memory.
    */
   blockSlots?: number;
   /** Another thread's entry point, for tests of a thread that fails. */
@@ -62,7 +63,7 @@ export class ScanThread {
     options: ScanThreadOptions = {},
   ) {
     this.threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
-    this.blockSlots = options.blockSlots ?? 65_536;
+    this.blockSlots = options.blockSlots ?? 131_072;
     this.workerUrl = options.workerUrl ?? SCAN_WORKER_URL;
   }
 

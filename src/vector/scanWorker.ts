@@ -30,22 +30,23 @@ function applySync(request: Sync): void {
     copies.set(request.slab, copy);
   }
   const width = blockSlots * dimensions;
-  const blockOf = (block: number): Int8Array => {
-    let bytes = copy.blocks.get(block);
-    if (!bytes) copy.blocks.set(block, (bytes = new Int8Array(width)));
-    return bytes;
+  // Blocks are kept as they came (transferred, not copied); one too short for a write grows to a
+  // whole block, once.
+  for (const { block, bytes } of request.blocks ?? []) copy.blocks.set(block, bytes);
+  const blockFor = (block: number, end: number): Int8Array => {
+    const held = copy.blocks.get(block);
+    if (held && held.length >= end) return held;
+    const grown = new Int8Array(width);
+    if (held) grown.set(held);
+    copy.blocks.set(block, grown);
+    return grown;
   };
-  for (const { block, bytes } of request.blocks ?? []) {
-    // A whole block is kept as it came (transferred, not copied); a partial last one gets room to grow.
-    if (bytes.length === width) copy.blocks.set(block, bytes);
-    else blockOf(block).set(bytes);
-  }
   const { slots, rows } = request;
   if (slots && rows) {
     slots.forEach((slot, index) => {
       const block = Math.floor(slot / blockSlots);
       const at = (slot - block * blockSlots) * dimensions;
-      blockOf(block).set(rows.subarray(index * dimensions, (index + 1) * dimensions), at);
+      blockFor(block, at + dimensions).set(rows.subarray(index * dimensions, (index + 1) * dimensions), at);
     });
   }
   copy.size = size;
@@ -72,7 +73,7 @@ function runBatch(batch: Scan[]): void {
   try {
     for (const [block, bytes] of copy.blocks) {
       const start = block * blockSlots;
-      const live = Math.min(blockSlots, size - start);
+      const live = Math.min(blockSlots, size - start, bytes.length / dimensions);
       if (live <= 0) continue;
       const result = usearch.exactSearch(
         bytes.subarray(0, live * dimensions),
