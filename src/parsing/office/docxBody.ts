@@ -4,7 +4,7 @@ import { flag, numberingOf, outlineLevel, type DocxStyles, type NumberingRef } f
 import { roman, type DocxNotes } from './docxNotes.js';
 import { altTextOf, type ImageRef } from './officeImages.js';
 import type { Relationship } from './officePackage.js';
-import { buildGrid, hasText, type GridCell, type GridRow } from './tableGrid.js';
+import { readDocxTable } from './docxTable.js';
 import { attr, childElements, firstChild, ownText, path, topmost, type XmlElement } from './xml.js';
 
 /** A stretch of a paragraph's text that lies on one page (page breaks split paragraphs). */
@@ -279,32 +279,10 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
   function table(tbl: XmlElement, out: BodyItem[]): void {
     const startPage = page;
     const deferred: BodyItem[] = [];
-    const rows: GridRow[] = [];
-    let headerRow = false;
-    for (const tr of unwrap(tbl, 'tr')) {
-      const trPr = firstChild(tr, 'trPr');
-      if (rows.length === 0) headerRow = flag(firstChild(trPr, 'tblHeader')) ?? false;
-      const cells: GridCell[] = unwrap(tr, 'tc').map((tc) => {
-        const tcPr = firstChild(tc, 'tcPr');
-        const vMerge = firstChild(tcPr, 'vMerge');
-        const hMerge = attr(firstChild(tcPr, 'hMerge'), 'w:val');
-        return {
-          text: cellText(tc, deferred),
-          colSpan: Number.parseInt(attr(firstChild(tcPr, 'gridSpan'), 'w:val') ?? '1', 10),
-          mergedUp: vMerge !== undefined && attr(vMerge, 'w:val') !== 'restart',
-          mergedLeft: hMerge !== undefined && hMerge !== 'restart',
-        };
-      });
-      rows.push({
-        skipBefore: Number.parseInt(attr(firstChild(trPr, 'gridBefore'), 'w:val') ?? '0', 10),
-        cells,
-      });
-    }
-    const cells = buildGrid(rows, env.budget);
-    if (hasText(cells)) {
+    const read = readDocxTable(tbl, (tc) => cellText(tc, deferred), env.budget);
+    if (read) {
       anyContent = true;
-      const caption = attr(path(tbl, 'tblPr', 'tblCaption'), 'w:val')?.trim() || null;
-      out.push({ kind: 'table', cells, hasHeader: cells.length > 1 || headerRow, caption, page: startPage });
+      out.push({ kind: 'table', ...read, page: startPage });
     }
     for (const item of deferred) out.push(item);
   }
@@ -328,19 +306,6 @@ export function walkBody(body: XmlElement, env: WalkEnv): BodyWalk {
   const items: BodyItem[] = [];
   blocks(body, items);
   return { items, endnotes, pages: page };
-}
-
-/** Children with a local name, looking through `w:sdt`/`w:customXml` wrappers (rows, cells). */
-function unwrap(parent: XmlElement, local: string): XmlElement[] {
-  const found: XmlElement[] = [];
-  for (const child of childElements(parent)) {
-    if (child.local === local) found.push(child);
-    else if (child.local === 'sdt') {
-      const content = firstChild(child, 'sdtContent');
-      if (content) for (const inner of unwrap(content, local)) found.push(inner);
-    } else if (child.local === 'customXml') for (const inner of unwrap(child, local)) found.push(inner);
-  }
-  return found;
 }
 
 /** `mc:AlternateContent`: the first `mc:Choice` (what Word itself renders), else the fallback. */
