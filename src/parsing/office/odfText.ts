@@ -1,6 +1,7 @@
 import type { ParseLimits } from '../context.js';
 import type { Block } from '../model.js';
 import { tidyText, type Budget } from './budget.js';
+import { readOdfList } from './odfList.js';
 import { readOdfTable } from './odfTable.js';
 import type { OdfStyles } from './odfStyles.js';
 import { altTextOf, type ImageRef } from './officeImages.js';
@@ -202,56 +203,19 @@ export function createOdfTextWalker(env: OdfTextEnv): OdfTextWalker {
   }
 
   function list(element: XmlElement, out: OdfItem[]): void {
-    let items: string[] = [];
-    let page = walker.page;
-    const firstParagraph = element.children.find(isElement);
-    const styleName =
-      attr(element, 'text:style-name') ??
-      env.styles.style(attr(firstChild(firstParagraph, 'p'), 'text:style-name')).listStyle;
-    const ordered = env.styles.ordered(styleName, 1);
-    const flush = (): void => {
-      if (items.length > 0) out.push({ type: 'list', items, ordered, page });
-      items = [];
-      page = walker.page;
-    };
-    const walkList = (container: XmlElement, depth: number): void => {
-      for (const item of childElements(container)) {
-        if (item.local !== 'list-item' && item.local !== 'list-header') continue;
-        const parts: string[] = [];
-        const after: OdfItem[] = [];
-        const pushParts = (): void => {
-          const text = tidyText(parts.join(' ')).replace(/\n/g, ' ');
-          parts.length = 0;
-          if (!text) return;
-          env.budget.addText(text);
-          anyContent = true;
-          items.push('  '.repeat(depth) + text);
-        };
-        for (const child of childElements(item)) {
-          if (child.local === 'p') {
-            const notes: Block[] = [];
-            const side: OdfItem[] = [];
-            parts.push(inline(child, { notes, side }));
-            after.push(...notes, ...side);
-          } else if (child.local === 'list') {
-            pushParts();
-            walkList(child, depth + 1);
-          } else {
-            // A heading or table inside a list item ends the list there.
-            pushParts();
-            flush();
-            walker.element(child, out);
-          }
-        }
-        pushParts();
-        if (after.length > 0) {
-          flush();
-          out.push(...after);
-        }
-      }
-    };
-    walkList(element, 0);
-    flush();
+    readOdfList(element, env, out, {
+      walker,
+      inline(p, after) {
+        const notes: Block[] = [];
+        const side: OdfItem[] = [];
+        const text = inline(p, { notes, side });
+        after.push(...notes, ...side);
+        return text;
+      },
+      markContent: () => {
+        anyContent = true;
+      },
+    });
   }
 
   function table(element: XmlElement, out: OdfItem[]): void {
