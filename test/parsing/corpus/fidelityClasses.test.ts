@@ -175,6 +175,105 @@ describe('document fidelity on real documents', () => {
     });
   });
 
+  describe('DOCX from Word and LibreOffice', () => {
+    const paragraphs = (document: ParsedDocument): string[] =>
+      document.blocks.flatMap((block) => (block.type === 'paragraph' ? [block.text] : []));
+
+    it('keeps footnotes after the citing paragraph and endnotes at the end, each linked to its reference mark', async () => {
+      expect(paragraphs(await parse('docx-mammoth-footnotes.docx'))).to.deep.equal([
+        'Ouch[1].[2]',
+        '[1] A tachyon walks into a bar.',
+        '[2] Fin.',
+      ]);
+      expect(paragraphs(await parse('docx-mammoth-endnotes.docx'))).to.deep.equal([
+        'Ouch[i].[ii]',
+        '[i] A tachyon walks into a bar.',
+        '[ii] Fin.',
+      ]);
+      const written = paragraphs(await parse('docx-libreoffice-social-contract.docx'));
+      const citing = written.findIndex((text) => text.includes('created the Debian Social Contract.[1] The'));
+      expect(citing).to.be.at.least(0);
+      expect(written[citing + 1]).to.equal(
+        '[1] Supersedes Version 1.1 ratified on April 26th, 2004, and Version 1.0 ratified on July 5, 1997.',
+      );
+      expect(written[citing]).to.match(/Open Source Definition\.\[i\]$/);
+      expect(written.at(-1)).to.match(/^\[i\] The concept of stating our "social contract/);
+    });
+
+    it('keeps the text of a text box once (the drawing Word renders, not its VML fallback as well)', async () => {
+      const boxed = documentText((await parse('docx-mammoth-text-box.docx')).blocks);
+      expect(boxed.match(/Datum plane/g)).to.have.length(1);
+      const written = documentText((await parse('docx-libreoffice-social-contract.docx')).blocks);
+      expect(written.match(/Other organizations may derive from and build on this document/g)).to.have.length(
+        1,
+      );
+    });
+
+    it('reads Title and Subtitle styles as headings 1 and 2, above the outline headings', async () => {
+      for (const file of ['docx-libreoffice-social-contract.docx', 'odt-social-contract.odt']) {
+        expect(headings(await parse(file)).slice(0, 4), file).to.deep.equal([
+          [1, 'Debian Social Contract'],
+          [2, 'Version 1.2 ratified on October 1st, 2022.'],
+          [1, '"Social Contract" with the Free Software Community'],
+          [2, 'Debian will remain 100% free'],
+        ]);
+      }
+    });
+
+    it('does not repeat headers and footers (default, first-page, even-page) into the body', async () => {
+      const sections = await parse('docx-python-docx-first-page-header.docx');
+      expect(paragraphs(sections)).to.deep.equal([
+        'First page.',
+        'Second (even) page.',
+        'Third (odd) page.',
+        'Page 4, First Page of second section.',
+        'Page 6, Third page of section 2.',
+      ]);
+      expect(sections.metadata.numPages).to.equal(6);
+      expect(paragraphs(await parse('docx-python-docx-odd-even-headers.docx'))).to.deep.equal([
+        'First Page.',
+        'Second Page.',
+      ]);
+      for (const file of ['docx-libreoffice-social-contract.docx', 'odt-social-contract.odt']) {
+        const text = documentText((await parse(file)).blocks);
+        expect(text, file).not.to.match(/Debian Social Contract — Version 1\.2|debian\.org\/social_contract/);
+      }
+    });
+  });
+
+  describe('XLSX/ODS saved by LibreOffice', () => {
+    const outline = (document: ParsedDocument): unknown[] =>
+      document.blocks.map((block) =>
+        block.type === 'heading'
+          ? `# ${block.text} p${block.page}`
+          : block.type === 'table'
+            ? `${block.table.cells.length}×${block.table.cells[0]?.length} ${block.table.caption}`
+            : block.type,
+      );
+    const tables = (document: ParsedDocument): string[][][] =>
+      document.blocks.flatMap((block) => (block.type === 'table' ? [block.table.cells] : []));
+
+    for (const file of ['ods-distro-releases.ods', 'xlsx-libreoffice-distro-releases.xlsx']) {
+      it(`makes each sheet a section named after it, one table each, within the used range (${file})`, async () => {
+        // 22 Debian and 45 Ubuntu releases under a merged title row and a header row; a formatted
+        // but empty cell 40 rows below each table (and, in the XLSX, a dimension reaching it) is not data.
+        expect(outline(await parse(file))).to.deep.equal([
+          '# Debian p1',
+          '24×8 Debian',
+          '# Ubuntu p2',
+          '47×9 Ubuntu',
+        ]);
+      });
+
+      it(`keeps a merged cell's text once, in its first cell (${file})`, async () => {
+        const [debian, ubuntu] = tables(await parse(file));
+        expect(debian?.[0]).to.deep.equal(['Debian releases', '', '', '', '', '', '', '']);
+        expect(ubuntu?.[0]).to.deep.equal(['Ubuntu releases', '', '', '', '', '', '', '', '']);
+        expect(debian?.at(-1)?.slice(0, 4)).to.deep.equal(['', 'Experimental', 'experimental', '1993-08-16']);
+      });
+    }
+  });
+
   describe('Markdown as people write it', () => {
     it('titles a README by the alt text of a logo heading, then reads its sections', async () => {
       const found = headings(await parse('md-chalk-readme.md'));
