@@ -131,8 +131,11 @@ describe('models picked by configuration', () => {
 
   it('says why a model is not ready, and answers 503 while it cannot be reached', async () => {
     const url = server.url;
+    // The replacement (for afterEach) listens before the first one closes: started after, it could
+    // be given the port just freed, and the model would be reachable there after all.
+    const replacement = await startScriptedServer(models);
     await server.close();
-    server = await startScriptedServer(models); // for afterEach
+    server = replacement;
     app = await startTestApp({
       env: {
         EMBEDDING_MODEL: 'e5-wire',
