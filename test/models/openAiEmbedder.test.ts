@@ -224,8 +224,10 @@ describe('OpenAI-compatible embedder against a scripted server', () => {
     await model.embed(['x'], { kind: 'query' });
     expect(server.requests).to.have.length(2);
     const url = server.url;
+    // Started before the close, the replacement (for afterEach) cannot be given the port just freed.
+    const replacement = await startScriptedServer(echo);
     await server.close();
-    server = await startScriptedServer(echo); // for afterEach
+    server = replacement;
     const refused = createOpenAiEmbedder({
       baseUrl: `${url}/v1`,
       apiKey: '',

@@ -184,8 +184,10 @@ describe('remote reranker against a scripted server', () => {
     });
     expect((await expectRejection(slow.rerank('q', ['q']), ModelError)).code).to.equal('timeout');
     const url = server.url;
+    // Started before the close, the replacement (for afterEach) cannot be given the port just freed.
+    const replacement = await startScriptedServer(scripts.cohere);
     await server.close();
-    server = await startScriptedServer(scripts.cohere);
+    server = replacement;
     const refused = createRemoteReranker({
       url: `${url}/v1/rerank`,
       apiKey: '',
