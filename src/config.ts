@@ -372,7 +372,7 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'VECTOR_SCAN_THREAD_FROM',
     default: '20000',
     meaning:
-      "From this many vectors an embedded collection's scan runs in a worker thread holding an int8 copy of its vectors, so a search's vector half uses another core; 0 keeps every scan on the main thread.",
+      "From this many vectors an embedded collection's scan runs in worker threads holding an int8 copy of its vectors (one thread per 131,072 vectors, up to one per core, at most 4), so a search's vector half uses other cores; 0 keeps every scan on the main thread.",
   },
   {
     name: 'SEARCH_LEXICAL_WEIGHT',

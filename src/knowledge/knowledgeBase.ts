@@ -31,7 +31,7 @@ export interface KnowledgeBaseOptions {
   dataDir: string;
   maxUploadBytes: number;
   exactSearchBelow: number;
-  /** From this many vectors an embedded collection is scanned in a worker thread; 0: never. */
+  /** From this many vectors an embedded collection is scanned in worker threads; 0: never. */
   scanThreadFrom?: number;
   searchWeights: FusionWeights;
   /** One Milvus index shared by every process (kept by the projector role), instead of the embedded one. */

@@ -16,7 +16,7 @@ import type { VectorIndex } from '../vector/vectorIndex.js';
 export interface VectorStoreOptions {
   dataDir: string;
   exactSearchBelow: number;
-  /** From this many vectors an embedded collection is scanned in a worker thread; 0: never. */
+  /** From this many vectors an embedded collection is scanned in worker threads; 0: never. */
   scanThreadFrom?: number;
   milvus: { url: string; token: string | null } | null;
   readStore: ReadStore;
@@ -54,11 +54,11 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
     };
   }
   const from = options.scanThreadFrom ?? 0;
-  // One scan thread for every collection of the process (blue-green keeps two while switching).
+  // One set of scan threads for every collection of the process (blue-green keeps two while switching).
   const thread = new ScanThread((error) =>
     log.error(
       { err: error.message },
-      'the vector scan thread failed: scans run on the main thread from now on',
+      'a vector scan thread failed: scans run on the main thread from now on',
     ),
   );
   const scanThread = from > 0 ? { thread, from } : null;

@@ -16,7 +16,7 @@ export interface EmbeddedIndexOptions {
   exactBelow: number;
   /** Threads a graph build inserts with: 1 (the default) leaves a core to requests. */
   graphThreads?: number;
-  /** From `from` vectors on, scans run in this thread (see ScanThread) instead of the caller's. */
+  /** From `from` vectors on, scans run in these threads (see ScanThread) instead of the caller's. */
   scanThread?: { thread: ScanThread; from: number } | null;
 }
 
@@ -36,7 +36,7 @@ export interface EmbeddedVectorIndex extends VectorIndex {
  * for a SIMD scan), an append-only log under `dir/<collection>/` replayed at open, and a checkpoint
  * file written after the log is synced (so the checkpoint never claims writes the log lost; writes
  * after it are replayed by the runner). Below `exactBelow` vectors every search scans the slab
- * (1.5 ms at 100k vectors of 384 dimensions; in the scan thread, when one is given, from its size
+ * (1.5 ms at 100k vectors of 384 dimensions; in the scan threads, when given, from their size
  * threshold on); above it, an HNSW graph is built in the background and searched once ready, the
  * scan answering meanwhile.
  */
