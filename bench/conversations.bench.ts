@@ -14,13 +14,13 @@
  * 5. the reference: a bare Koa app answering a fixed JSON body, timed alternately with the same
  *    client, and each figure's ratio to it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { seedConversations } from './conversations/seed.js';
-import { build, machine, median, percentile, report, serveCompiled } from './support.js';
+import { archivistCli, build, machine, median, percentile, report, serveCompiled } from './support.js';
 
 const MESSAGES = Number(process.env['BENCH_MESSAGES'] ?? 80_000);
 const CONVERSATIONS = 1_000;
@@ -94,15 +94,7 @@ try {
     'messages/s',
   );
 
-  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
-  const archivist = (...args: string[]): string => {
-    const ran = spawnSync(process.execPath, [cli, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
-    if (ran.status !== 0) throw new Error(`archivist ${args.join(' ')} failed: ${ran.stderr}`);
-    return ran.stdout.trim();
-  };
+  const archivist = archivistCli(dataDir);
   archivist('users', 'add', 'bench');
   const headers = { authorization: `token ${archivist('users', 'key', 'bench')}` };
 

@@ -33,7 +33,16 @@ import { createCorpus, mulberry32, queries, STOP_WORDS } from './knowledge/corpu
 import { autocannonLoad, closedLoop } from './knowledge/load.js';
 import { seedDocuments } from './knowledge/seed.js';
 import { peakMb, rssMb } from './memory/processMemory.js';
-import { build, machine, median, percentile, report, serveCompiled } from './support.js';
+import {
+  archivistCli,
+  build,
+  COMPILED_CLI,
+  machine,
+  median,
+  percentile,
+  report,
+  serveCompiled,
+} from './support.js';
 
 const CHUNKS = Number(process.env['BENCH_CHUNKS'] ?? 100_000);
 const CHUNKS_PER_DOCUMENT = 100;
@@ -164,15 +173,8 @@ try {
   );
 
   // A user of the Assistant API, made with the CLI as an administrator would.
-  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
-  const archivist = (...args: string[]): string => {
-    const ran = spawnSync(process.execPath, [cli, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
-    if (ran.status !== 0) throw new Error(`archivist ${args.join(' ')} failed: ${ran.stderr}`);
-    return ran.stdout.trim();
-  };
+  const cli = COMPILED_CLI;
+  const archivist = archivistCli(dataDir);
   archivist('users', 'add', 'bench');
   const authorization = `token ${archivist('users', 'key', 'bench')}`;
 

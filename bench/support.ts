@@ -1,4 +1,4 @@
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -39,6 +39,21 @@ export function build(): void {
       'warning: the build reported type errors (output was still emitted); figures may not be final',
     );
   }
+}
+
+/** The compiled CLI (`npm run build` first). */
+export const COMPILED_CLI = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+
+/** Runs `archivist …args` on `dataDir`, as an administrator would: its output, or an error with its stderr. */
+export function archivistCli(dataDir: string): (...args: string[]) => string {
+  return (...args) => {
+    const ran = spawnSync(process.execPath, [COMPILED_CLI, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    if (ran.status !== 0) throw new Error(`archivist ${args.join(' ')} failed: ${ran.stderr}`);
+    return ran.stdout.trim();
+  };
 }
 
 /**
