@@ -14,6 +14,7 @@ import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { releaseTables } from './releaseTables.js';
 
 const OUT = new URL('../../test/corpus/real/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'corpus-office-'));
@@ -85,21 +86,10 @@ ${body}
 `;
 }
 
-function csvRows(file: string): string[][] {
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => line.split(','));
-}
-
 async function releasesWorkbook(): Promise<string> {
   const book = new ExcelJS.Workbook();
-  for (const [name, file] of [
-    ['Debian', `${OUT}csv-debian-releases.csv`],
-    ['Ubuntu', `${OUT}csv-ubuntu-releases.csv`],
-  ] as const) {
+  for (const { name, rows } of releaseTables(OUT)) {
     const sheet = book.addWorksheet(name);
-    const rows = csvRows(file);
     // A title row merged across the table's width, as hand-made sheets often have.
     sheet.addRow([`${name} releases`]);
     sheet.mergeCells(1, 1, 1, 4);

@@ -8,6 +8,7 @@
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
+import { releaseTables } from './releaseTables.js';
 import { parseHtmlDocument, toArray } from '../../src/parsing/text/htmlDom.js';
 import sharp from 'sharp';
 
@@ -250,21 +251,10 @@ async function renderScan(scan: Scan): Promise<string> {
   return file;
 }
 
-function csvRows(file: string): string[][] {
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => line.split(','));
-}
-
 async function workbook(): Promise<string> {
   const book = new ExcelJS.Workbook();
-  for (const [name, file] of [
-    ['Debian', `${OUT}csv-debian-releases.csv`],
-    ['Ubuntu', `${OUT}csv-ubuntu-releases.csv`],
-  ] as const) {
+  for (const { name, rows } of releaseTables(OUT)) {
     const sheet = book.addWorksheet(name);
-    const rows = csvRows(file);
     for (const row of rows) sheet.addRow(row);
     sheet.getRow(1).font = { bold: true };
     // A formatted but empty row below the data, as spreadsheets often carry.
