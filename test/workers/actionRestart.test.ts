@@ -8,7 +8,7 @@ import { actionReactor } from '../../src/tools/actionReactor.js';
 import { addTestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
+import { requestDocumentDeletion } from '../support/pendingDeletion.js';
 
 type Body = { message: { data: Record<string, unknown> } };
 
@@ -31,17 +31,7 @@ describe('a confirmed action while the worker is down', function () {
     // 1. A full process: the action reactor is deployed (its checkpoint exists); a pending action.
     app = await startToolsApp(dataDir);
     const alice = await addTestUser(app, 'alice');
-    await uploadTextFixtures(app, 'readme.md');
-    const execute = (tool: string, params: object) =>
-      app!.http
-        .post('/api/method/assistant.api.execute_tool')
-        .set('Authorization', alice.authorization)
-        .send({ tool_name: tool, params });
-    const listed = (await execute('list_documents', {}).expect(200)).body as Body;
-    const docId = (listed.message.data['result'] as { documents: Array<{ doc_id: string }> }).documents[0]!
-      .doc_id;
-    const requested = (await execute('delete_document', { doc_id: docId }).expect(200)).body as Body;
-    const actionId = requested.message.data['action_id'] as string;
+    const { docId, actionId } = await requestDocumentDeletion(app, alice);
     await app.stop();
 
     // 2. The API without a worker: the confirmation is recorded, nothing runs.

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
+import { requestDocumentDeletion } from '../support/pendingDeletion.js';
 
 const API = '/api/method/assistant.api';
 const fixture = join(import.meta.dirname, 'fixtures', 'toolCrash.ts');
@@ -72,17 +72,7 @@ describe('a worker process killed in the middle of a confirmed action’s tool',
   async function prepare(): Promise<{ alice: TestUser; docId: string; actionId: string }> {
     app = await startToolsApp(dataDir);
     const alice = await addTestUser(app, 'alice');
-    await uploadTextFixtures(app, 'readme.md');
-    const execute = (tool: string, params: object) =>
-      app!.http
-        .post(`${API}.execute_tool`)
-        .set('Authorization', alice.authorization)
-        .send({ tool_name: tool, params });
-    const listed = (await execute('list_documents', {}).expect(200)).body as Body;
-    const docId = (listed.message.data['result'] as { documents: Array<{ doc_id: string }> }).documents[0]!
-      .doc_id;
-    const requested = (await execute('delete_document', { doc_id: docId }).expect(200)).body as Body;
-    const actionId = requested.message.data['action_id'] as string;
+    const { docId, actionId } = await requestDocumentDeletion(app, alice);
     await app.stop();
     app = null;
     return { alice, docId, actionId };
