@@ -3,6 +3,7 @@
  * Zipf's law (as words of natural text do: a few very common ones, a long tail of rare ones), so BM25
  * has common and rare terms to weigh, and every document has a handful of topic words of its own.
  */
+import { seeded as mulberry32 } from '../../test/support/seededRandom.js';
 import { SYLLABLES } from '../memory/words.js';
 
 export interface Corpus {
@@ -17,19 +18,11 @@ export interface Corpus {
 export const STOP_WORDS = 10;
 
 /**
- * mulberry32: a seeded generator with a full 2^32 period. (`seeded` in ../memory/words.ts multiplies
- * past 2^53, loses the low bits and falls into a short cycle: it yields only ~2,500 distinct words.)
+ * mulberry32 (the tests' seeded generator), with a full 2^32 period. (`seeded` in ../memory/words.ts
+ * multiplies past 2^53, loses the low bits and falls into a short cycle: it yields only ~2,500
+ * distinct words.)
  */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { mulberry32 };
 
 export function createCorpus(seed: number, size = 4_000): Corpus {
   const random = mulberry32(seed);
