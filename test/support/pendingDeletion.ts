@@ -24,3 +24,17 @@ export async function requestDocumentDeletion(
   const requested = (await execute('delete_document', { doc_id: docId }).expect(200)).body as Body;
   return { docId, actionId: requested.message.data['action_id'] as string };
 }
+
+/** `user` confirms `actionId` through `confirm_action` (200 expected): the answer's data. */
+export async function confirmAction(
+  app: TestApp,
+  user: TestUser,
+  actionId: string,
+): Promise<Record<string, unknown>> {
+  const confirmed = await app.http
+    .post('/api/method/assistant.api.confirm_action')
+    .set('Authorization', user.authorization)
+    .send({ action_id: actionId })
+    .expect(200);
+  return (confirmed.body as Body).message.data;
+}

@@ -8,9 +8,7 @@ import { actionReactor } from '../../src/tools/actionReactor.js';
 import { addTestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { requestDocumentDeletion } from '../support/pendingDeletion.js';
-
-type Body = { message: { data: Record<string, unknown> } };
+import { confirmAction, requestDocumentDeletion } from '../support/pendingDeletion.js';
 
 describe('a confirmed action while the worker is down', function () {
   this.timeout(60_000);
@@ -52,15 +50,9 @@ describe('a confirmed action while the worker is down', function () {
       async () => ((await count(`action-${actionId}`, 'ActionExecuted')) === 1 ? true : undefined),
       20_000,
     );
-    const confirmed = (
-      await app.http
-        .post('/api/method/assistant.api.confirm_action')
-        .set('Authorization', alice.authorization)
-        .send({ action_id: actionId })
-        .expect(200)
-    ).body as Body;
-    expect(confirmed.message.data).to.deep.include({ success: true, status: 'Executed' });
-    expect(confirmed.message.data['result']).to.deep.include({ doc_id: docId, deleted: true });
+    const confirmed = await confirmAction(app, alice, actionId);
+    expect(confirmed).to.deep.include({ success: true, status: 'Executed' });
+    expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
     // 4. The same reaction again (a crash after its effect, before its checkpoint) does nothing more.
     const confirmedEvent = (await app.runtime.eventStore.readStream(`action-${actionId}`)).find(

@@ -6,11 +6,10 @@ import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { requestDocumentDeletion } from '../support/pendingDeletion.js';
+import { confirmAction, requestDocumentDeletion } from '../support/pendingDeletion.js';
 
 const API = '/api/method/assistant.api';
 const fixture = join(import.meta.dirname, 'fixtures', 'toolCrash.ts');
-type Body = { message: { data: Record<string, unknown> } };
 
 /** Starts the crashing process on `dataDir` and resolves with its URL once it serves. */
 function startCrashingProcess(
@@ -130,15 +129,9 @@ describe('a worker process killed in the middle of a confirmed action’s tool',
       expect(await count(`task-${actionId}`, 'TaskCompleted')).to.equal(1);
 
       // The owner reads the recorded result: confirming again runs nothing and answers it.
-      const confirmed = (
-        await app!.http
-          .post(`${API}.confirm_action`)
-          .set('Authorization', alice.authorization)
-          .send({ action_id: actionId })
-          .expect(200)
-      ).body as Body;
-      expect(confirmed.message.data).to.deep.include({ success: true, status: 'Executed' });
-      expect(confirmed.message.data['result']).to.deep.include({ doc_id: docId, deleted: true });
+      const confirmed = await confirmAction(app!, alice, actionId);
+      expect(confirmed).to.deep.include({ success: true, status: 'Executed' });
+      expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
       // Another restart changes nothing.
       await app!.stop();
