@@ -18,14 +18,20 @@ const PROTECTED = new Set(['html', 'body', 'main', 'article']);
 /**
  * Class names documentation generators give their chrome: DocBook's navigation header and footer,
  * Texinfo's node header ("Next: …, Previous: …, Up: …"), texi2html's navigation bars, Sphinx's
- * sidebar, related-pages bar and the ¶ anchors it appends to every heading, and the tables of
- * contents they put at the head of a chapter (the sections follow, with their titles).
+ * sidebar, related-pages bar and the ¶ anchors it appends to every heading, Publican's
+ * Prev/Up/Home/Next bars, and the tables of contents they put at the head of a chapter (the
+ * sections follow, with their titles).
  */
 const CHROME_CLASSES = wordSet(
-  'navheader navfooter header headerlink sphinxsidebar related copiable-anchor toc mini-toc',
+  'navheader navfooter header headerlink sphinxsidebar related copiable-anchor toc mini-toc docnav',
 );
 /** Ids of page chrome: AsciiDoc's footer ("Last updated …"). */
 const CHROME_IDS = new Set(['footer']);
+/**
+ * Publican's banner ("Download the ebook") and logo bar, by tag and id: an id as plain as "title"
+ * names content on other pages (`<h1 id="title">`).
+ */
+const CHROME_TAG_IDS = new Set(['div#banner', 'p#title']);
 /** A generator's credit line at the foot of a page ("This document was generated … using texi2html"). */
 const GENERATOR_CREDIT =
   /^(?:this (?:document|page|file) was )?(?:generated|created|built|produced) (?:by|using|with|on)\b[^]{0,160}\b(?:texi2html|makeinfo|texinfo|sphinx|doxygen|javadoc|docbook|asciidoc|asciidoctor|publican|mkdocs|pandoc)\b/i;
@@ -75,7 +81,8 @@ function isBoilerplate(element: DomElement): boolean {
     chromeTag ||
     CHROME_ROLES.has(element.getAttribute('role') ?? '') ||
     classes.some((name) => CHROME_CLASSES.has(name)) ||
-    CHROME_IDS.has(element.getAttribute('id') ?? '');
+    CHROME_IDS.has(element.getAttribute('id') ?? '') ||
+    CHROME_TAG_IDS.has(`${tag}#${element.getAttribute('id') ?? ''}`);
   const identity = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
   const flagged =
     CONSENT.test(identity) || CONSENT.test(element.getAttribute('aria-label') ?? '') || isAd(identity);

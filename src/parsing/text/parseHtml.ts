@@ -38,17 +38,18 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
   // article page the author's own <main>/<article> markup picks the content instead. Pages of a
   // documentation generator skip it too: their chrome is known by class (removed above), and
   // Readability's link-density rule drops their short sections ("5.5. What is missing…", a man
-  // page's SEE ALSO) with their titles.
-  const small = document.querySelectorAll('*').length <= READABILITY_MAX_ELEMENTS;
-  let root = small && !manual ? findArticle(document) : null;
+  // page's SEE ALSO) with their titles; on Publican's pages (the Debian Handbook) it also dropped
+  // whole subsections, sidebars and figures, and split paragraphs at every <acronym>.
+  const readable = !manual && document.querySelectorAll('*').length <= READABILITY_MAX_ELEMENTS;
+  let root = readable ? findArticle(document) : null;
   let mainContent = 'readability';
   // Readability drops article headers ("post-header" looks like chrome to it), and with them the
   // page's h1: put that heading back in front when the article lost it.
   if (root && pageHeading && !hasHeading(root, pageHeading)) builder.heading(pageHeading, 1);
   if (!root) {
     // Readability may have changed the DOM before giving up: start again from the markup.
-    const fresh = small && !manual ? parseOrThrow(html, ctx) : document;
-    if (small && !manual) removeBoilerplate(fresh);
+    const fresh = readable ? parseOrThrow(html, ctx) : document;
+    if (readable) removeBoilerplate(fresh);
     const main = fresh.querySelector('main') ?? fresh.querySelector('[role="main"]');
     const article = fresh.querySelector('article');
     root = main ?? article ?? fresh.body ?? fresh.documentElement;
@@ -62,7 +63,7 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
 }
 
 /** Generators of documentation whose pages are read without Readability (see parseHtml). */
-const MANUAL_GENERATOR = /docbook|docutils|sphinx|makeinfo|texi2any|texi2html|asciidoc/i;
+const MANUAL_GENERATOR = /docbook|docutils|sphinx|makeinfo|texi2any|texi2html|asciidoc|publican/i;
 
 function isGeneratedManual(document: DomDocument): boolean {
   return toArray(document.querySelectorAll('meta')).some(

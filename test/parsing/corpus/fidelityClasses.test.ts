@@ -79,6 +79,19 @@ describe('document fidelity on real documents', () => {
       expect(checkit.blocks.filter((block) => block.type === 'list')).to.have.length.below(4);
     });
 
+    it('drops the banner, logo bar and Prev/Up/Home/Next bars of a Publican page, keeping all its text', async () => {
+      const document = await parse('html-publican-handbook-en.html');
+      const text = documentText(document.blocks);
+      for (const chrome of ['Download the ebook', 'Product Site', 'Prev', 'Home']) {
+        expect(text).not.to.include(chrome);
+      }
+      expect(
+        document.blocks.filter((block) => block.type === 'list' || block.type === 'image'),
+      ).to.deep.equal([]);
+      // Readability, which such pages no longer go through, dropped this paragraph.
+      expect(text).to.include('The apt-cache policy command displays the pinning priorities');
+    });
+
     it('reads a data table inside a list item as a table', async () => {
       const document = await parse('html-texinfo-flex-patterns.html');
       const table = document.blocks.find((block) => block.type === 'table');
