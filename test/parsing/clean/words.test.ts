@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { splitSentences } from '../../../src/parsing/clean/sentences.js';
 import { countWords, splitByWords, words } from '../../../src/parsing/clean/words.js';
+import { randomTexts, realTexts } from './textSamples.js';
 
 describe('countWords', () => {
   it('counts English words with hyphens, apostrophes and numbers as single words', () => {
@@ -61,5 +62,25 @@ describe('splitSentences', () => {
       'He said "it works."',
       'Then he left.',
     ]);
+  });
+});
+
+describe('the word scanner', () => {
+  // The definition of a word (words.ts); the scanner must find exactly its matches.
+  const WORD = /\p{L}[\p{L}\p{M}\p{N}'’-]*|\p{N}[\p{N}\p{L}\p{M}]*(?:[.,:/]\p{N}+)*/gu;
+  const check = (texts: string[]): void => {
+    for (const text of texts) {
+      const expected = text.match(WORD) ?? [];
+      expect(words(text)).to.deep.equal(expected);
+      expect(countWords(text)).to.equal(expected.length);
+    }
+  };
+
+  it('finds the words of the regex definition in real English and Arabic text and Markdown', () => {
+    check(realTexts());
+  });
+
+  it('finds the words of the regex definition in random Unicode text', () => {
+    check(randomTexts(1, 3000, 60));
   });
 });
