@@ -6,11 +6,12 @@
  * words". A window counts only when eld calls its answer reliable. The extra-small database is used:
  * it loads in ~0.15 s and ~85 MB instead of 0.25 s/150 MB (small) or 0.36 s/190 MB (medium), which
  * matters against the 300 MB parse budget, and eld's own figures give it 98.7% vs 99.1% on sentences.
+ * eld's answers come from eldScorer.ts, which computes them as eld does, only faster.
  */
-import { eld } from 'eld/extrasmall';
 import type { ParsedDocument } from '../model.js';
+import { LETTER, MARK, bmpClass, classAt, codePointWidth } from './charClass.js';
+import { eldReliableLanguage } from './eldScorer.js';
 
-const LETTER_WORD = /\p{L}[\p{L}\p{M}'’-]*/gu;
 const MIN_WORDS = 3;
 const MIN_LETTERS = 12;
 const WINDOW_WORDS = 40;
@@ -28,11 +29,11 @@ function spreadOrder(count: number): number[] {
  * words or twelve letters) or eld is unsure about all of it.
  */
 export function detectLanguage(text: string, options: { maxWindows?: number } = {}): string | null {
-  const tokens = text.match(LETTER_WORD) ?? [];
-  if (tokens.length < MIN_WORDS || lettersIn(tokens) < MIN_LETTERS) return null;
-  if (tokens.length <= WINDOW_WORDS) return reliableLanguage(tokens.join(' '));
+  const tokens = letterWords(text);
+  if (tokens.count < MIN_WORDS || lettersIn(tokens) < MIN_LETTERS) return null;
+  if (tokens.count <= WINDOW_WORDS) return eldReliableLanguage(joined(text, tokens, 0, tokens.count));
 
-  const windowCount = Math.ceil(tokens.length / WINDOW_WORDS);
+  const windowCount = Math.ceil(tokens.count / WINDOW_WORDS);
   const sampled = Math.min(windowCount, options.maxWindows ?? MAX_WINDOWS);
   const wordsPerLanguage = new Map<string, number>();
   let reliableWindows = 0;
@@ -42,12 +43,13 @@ export function detectLanguage(text: string, options: { maxWindows?: number } = 
     if (turn === AGREEING_WINDOWS && reliableWindows === AGREEING_WINDOWS && wordsPerLanguage.size === 1)
       break;
     const window = Math.floor((i * windowCount) / sampled);
-    const slice = tokens.slice(window * WINDOW_WORDS, (window + 1) * WINDOW_WORDS);
-    if (slice.length < MIN_WORDS) continue;
-    const language = reliableLanguage(slice.join(' '));
+    const from = window * WINDOW_WORDS;
+    const to = Math.min(tokens.count, from + WINDOW_WORDS);
+    if (to - from < MIN_WORDS) continue;
+    const language = eldReliableLanguage(joined(text, tokens, from, to));
     if (!language) continue;
     reliableWindows += 1;
-    wordsPerLanguage.set(language, (wordsPerLanguage.get(language) ?? 0) + slice.length);
+    wordsPerLanguage.set(language, (wordsPerLanguage.get(language) ?? 0) + (to - from));
   }
   let best: string | null = null;
   let bestWords = 0;
@@ -68,15 +70,72 @@ export function detectDocumentLanguage(document: Pick<ParsedDocument, 'blocks'>)
   return detectLanguage(parts.join('\n'), { maxWindows: 32 });
 }
 
-function reliableLanguage(sample: string): string | null {
-  const result = eld.detect(sample);
-  return result.language && result.isReliable() ? result.language : null;
+/** Offsets of the words eld is shown: `\p{L}[\p{L}\p{M}'’-]*` (numbers and symbols say nothing). */
+interface Tokens {
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
 }
 
-function lettersIn(tokens: string[]): number {
+// One buffer per thread, grown as needed: offsets, not a string per word (a chunk is read for a
+// few windows, a document for at most 32).
+const buffer: Tokens = { count: 0, starts: new Int32Array(1024), ends: new Int32Array(1024) };
+
+function letterWords(text: string): Tokens {
+  const tokens = buffer;
+  tokens.count = 0;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const unit = text.charCodeAt(i);
+    const surrogate = unit >= 0xd800 && unit <= 0xdfff;
+    if ((surrogate ? classAt(text, i) : bmpClass(unit)) !== LETTER) {
+      i += surrogate ? codePointWidth(text, i) : 1;
+      continue;
+    }
+    const start = i;
+    i += surrogate ? codePointWidth(text, i) : 1;
+    while (i < length) {
+      const next = text.charCodeAt(i);
+      if (next === 0x27 || next === 0x2d || next === 0x2019) {
+        i += 1;
+        continue;
+      }
+      const pair = next >= 0xd800 && next <= 0xdfff;
+      const kind = pair ? classAt(text, i) : bmpClass(next);
+      if (kind !== LETTER && kind !== MARK) break;
+      i += pair ? codePointWidth(text, i) : 1;
+    }
+    if (tokens.count === tokens.starts.length) grow(tokens);
+    tokens.starts[tokens.count] = start;
+    tokens.ends[tokens.count] = i;
+    tokens.count += 1;
+  }
+  return tokens;
+}
+
+function grow(tokens: Tokens): void {
+  const starts = new Int32Array(tokens.starts.length * 2);
+  const ends = new Int32Array(tokens.ends.length * 2);
+  starts.set(tokens.starts);
+  ends.set(tokens.ends);
+  tokens.starts = starts;
+  tokens.ends = ends;
+}
+
+/** Words `from` … `to` - 1, joined by single spaces. */
+function joined(text: string, tokens: Tokens, from: number, to: number): string {
+  let sample = '';
+  for (let k = from; k < to; k += 1) {
+    sample += (k > from ? ' ' : '') + text.slice(tokens.starts[k], tokens.ends[k]);
+  }
+  return sample;
+}
+
+function lettersIn(tokens: Tokens): number {
   let letters = 0;
-  for (const token of tokens) {
-    letters += token.length;
+  for (let k = 0; k < tokens.count; k += 1) {
+    letters += (tokens.ends[k] ?? 0) - (tokens.starts[k] ?? 0);
     if (letters >= MIN_LETTERS) break;
   }
   return letters;
