@@ -1,4 +1,4 @@
-import { isElement, tagOf, toArray, type DomDocument, type DomElement } from './htmlDom.js';
+import { findElement, isElement, tagOf, toArray, type DomDocument, type DomElement } from './htmlDom.js';
 import { wordSet } from './input.js';
 
 /** Never content: code, styling, embedded objects and form controls. */
@@ -15,6 +15,8 @@ const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complement
 const CONSENT = /cookie|consent|gdpr|onetrust|cookiebot/i;
 const AD_TOKENS = wordSet('ad ads advert adverts advertisement adsbygoogle sponsor sponsored adslot');
 const PROTECTED = new Set(['html', 'body', 'main', 'article']);
+/** An element holding one of these is never removed as chrome. */
+const MAIN_CONTENT = new Set(['main', 'article', 'h1']);
 /**
  * Class names documentation generators give their chrome: DocBook's navigation header and footer,
  * Texinfo's node header ("Next: …, Previous: …, Up: …"), texi2html's navigation bars, Sphinx's
@@ -104,7 +106,7 @@ function isAd(identity: string): boolean {
 }
 
 function holdsMainContent(element: DomElement): boolean {
-  return element.querySelector('main, article, h1') !== null;
+  return findElement(element, (candidate) => MAIN_CONTENT.has(tagOf(candidate))) !== null;
 }
 
 function insideArticle(element: DomElement): boolean {

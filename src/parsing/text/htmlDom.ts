@@ -3,47 +3,61 @@ import { parseHTML } from 'linkedom';
 /**
  * The slice of the DOM the HTML reader uses. linkedom's own typings lean on the browser's DOM
  * library (not loaded in this Node project), so the reader codes against this structural view and
- * the cast happens once, here.
+ * the cast happens once, here. Two DOMs implement it: linkedom's (`parseHtmlDocument`, which
+ * Readability needs) and a lighter one (`parseLightHtmlDocument`) for everything else.
  */
 export interface DomNode {
   readonly nodeType: number;
   readonly textContent: string | null;
-  readonly childNodes: ArrayLike<DomNode>;
   readonly parentNode: DomNode | null;
   readonly firstChild: DomNode | null;
   readonly nextSibling: DomNode | null;
 }
 
 export interface DomElement extends DomNode {
-  textContent: string | null;
   readonly localName: string;
   readonly children: ArrayLike<DomElement>;
   getAttribute(name: string): string | null;
-  setAttribute(name: string, value: string): void;
   hasAttribute(name: string): boolean;
   hasAttributes(): boolean;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): ArrayLike<DomElement>;
   remove(): void;
-  appendChild(node: DomNode): DomNode;
 }
 
-export interface DomDocument {
+export interface DomDocument extends DomNode {
   readonly documentElement: DomElement | null;
   readonly head: DomElement | null;
   readonly body: DomElement | null;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): ArrayLike<DomElement>;
-  createElement(name: string): DomElement;
+}
+
+/**
+ * linkedom's elements and documents can also be changed and queried by selector, as Readability's
+ * preparation (and the corpus scripts) need.
+ */
+export interface LinkedomElement extends DomElement {
+  textContent: string | null;
+  readonly children: ArrayLike<LinkedomElement>;
+  setAttribute(name: string, value: string): void;
+  appendChild(node: DomNode): DomNode;
+  querySelector(selector: string): LinkedomElement | null;
+  querySelectorAll(selector: string): ArrayLike<LinkedomElement>;
+}
+
+export interface LinkedomDocument extends DomDocument {
+  readonly documentElement: LinkedomElement | null;
+  readonly head: LinkedomElement | null;
+  readonly body: LinkedomElement | null;
+  createElement(name: string): LinkedomElement;
+  querySelector(selector: string): LinkedomElement | null;
+  querySelectorAll(selector: string): ArrayLike<LinkedomElement>;
 }
 
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 export const CDATA_SECTION_NODE = 4;
 
-export function parseHtmlDocument(html: string): DomDocument {
+export function parseHtmlDocument(html: string): LinkedomDocument {
   const window: unknown = parseHTML(withDocumentShell(html));
-  return (window as { document: DomDocument }).document;
+  return (window as { document: LinkedomDocument }).document;
 }
 
 /** Leading content that belongs in `<head>` when a page omits the html/head/body tags. */
@@ -83,4 +97,38 @@ export function* childrenOf(node: DomNode): Generator<DomNode> {
 
 export function toArray<T>(list: ArrayLike<T>): T[] {
   return Array.from(list);
+}
+
+/**
+ * The elements under `root` (not `root` itself) that match, in document order: what
+ * `querySelectorAll` gives, without linkedom compiling the selector anew on every call.
+ */
+export function findElements(root: DomNode, matches: (element: DomElement) => boolean): DomElement[] {
+  const found: DomElement[] = [];
+  for (let node = nextNode(root, root); node; node = nextNode(node, root)) {
+    if (isElement(node) && matches(node)) found.push(node);
+  }
+  return found;
+}
+
+/** The first element under `root` that matches, in document order (`querySelector`). */
+export function findElement(root: DomNode, matches: (element: DomElement) => boolean): DomElement | null {
+  for (let node = nextNode(root, root); node; node = nextNode(node, root)) {
+    if (isElement(node) && matches(node)) return node;
+  }
+  return null;
+}
+
+/** The node after `node` in document order, staying inside `root`. */
+function nextNode(node: DomNode, root: DomNode): DomNode | null {
+  if (node.firstChild) return node.firstChild;
+  for (let at: DomNode | null = node; at && at !== root; at = at.parentNode) {
+    if (at.nextSibling) return at.nextSibling;
+  }
+  return null;
+}
+
+/** Whether the class attribute holds `name` as a whole token. */
+export function hasClass(element: DomElement, name: string): boolean {
+  return (element.getAttribute('class') ?? '').split(/\s+/).includes(name);
 }

@@ -1,4 +1,12 @@
-import { childrenOf, isElement, tagOf, toArray, type DomElement, type DomNode } from './htmlDom.js';
+import {
+  childrenOf,
+  findElement,
+  isElement,
+  tagOf,
+  toArray,
+  type DomElement,
+  type DomNode,
+} from './htmlDom.js';
 
 /** Class tokens of admonition boxes (DocBook, Sphinx, AsciiDoc, Markdown flavours). */
 const ADMONITION =
@@ -66,5 +74,8 @@ function span(cell: DomElement): number {
 
 /** A cell showing an image and no text (an admonition icon, a logo). */
 function isImageOnly(cell: DomElement): boolean {
-  return (cell.textContent ?? '').trim() === '' && cell.querySelector('img') !== null;
+  return (
+    (cell.textContent ?? '').trim() === '' &&
+    findElement(cell, (element) => tagOf(element) === 'img') !== null
+  );
 }

@@ -1,5 +1,5 @@
 import type { FoundMetadata } from './documentBuilder.js';
-import { toArray, type DomDocument } from './htmlDom.js';
+import { findElement, findElements, tagOf, type DomDocument } from './htmlDom.js';
 import { tidyLine } from './input.js';
 
 /**
@@ -9,12 +9,12 @@ import { tidyLine } from './input.js';
  */
 export function readHtmlMetadata(document: DomDocument): FoundMetadata & { extra: Record<string, string> } {
   const meta = new Map<string, string>();
-  for (const element of toArray(document.querySelectorAll('meta'))) {
+  for (const element of findElements(document, (candidate) => tagOf(candidate) === 'meta')) {
     const key = (element.getAttribute('property') ?? element.getAttribute('name') ?? '').trim().toLowerCase();
     const content = tidyLine(element.getAttribute('content') ?? '');
     if (key && content && !meta.has(key)) meta.set(key, content);
   }
-  const titleElement = document.querySelector('title');
+  const titleElement = findElement(document, (candidate) => tagOf(candidate) === 'title');
   const title = meta.get('og:title') ?? tidyLine(titleElement?.textContent ?? '');
   const articleAuthor = meta.get('article:author');
   const author =

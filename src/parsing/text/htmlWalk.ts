@@ -2,6 +2,7 @@ import type { DocumentBuilder, FoundImage } from './documentBuilder.js';
 import {
   CDATA_SECTION_NODE,
   childrenOf,
+  findElements,
   isElement,
   tagOf,
   TEXT_NODE,
@@ -233,7 +234,7 @@ export function textOf(
 
 /** The alternative text of the images inside an element, joined. */
 function altTextOf(element: DomElement): string {
-  return toArray(element.querySelectorAll('img'))
+  return findElements(element, (candidate) => tagOf(candidate) === 'img')
     .map((image) => (image.getAttribute('alt') ?? '').trim())
     .filter((alt) => alt !== '')
     .join(' ');
