@@ -31,7 +31,10 @@ export interface EngineOptions {
   targetWords: number;
   maxWords: number;
   documentId: string;
-  /** Fallback language of chunks too short to detect. */
+  /**
+   * Fallback language of chunks too short to detect; a chunk whose first words are in it is taken
+   * to be in it (see `detectLanguage`).
+   */
   documentLanguage: string | null;
 }
 
@@ -101,7 +104,11 @@ export function createChunkEngine(options: EngineOptions): ChunkEngine {
 
   const emit = (draft: Draft): void => {
     const content = draft.pieces.map((piece) => piece.text).join('\n\n');
-    const language = detectLanguage(content) ?? options.documentLanguage ?? lastLanguage ?? 'unknown';
+    const language =
+      detectLanguage(content, { expected: options.documentLanguage }) ??
+      options.documentLanguage ??
+      lastLanguage ??
+      'unknown';
     if (language !== 'unknown') lastLanguage = language;
     const innermost = draft.path[draft.path.length - 1];
     const pages = draft.pieces.map((piece) => piece.page);

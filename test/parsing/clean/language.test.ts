@@ -37,6 +37,14 @@ describe('detectLanguage', () => {
     expect(detectLanguage(text)).to.equal('ar');
   });
 
+  it("lets a first window in the expected language (a chunk's document's) settle it", () => {
+    const opensInEnglish = `${prose(60, 9)} ${prose(400, 10, ARABIC_SENTENCES)}`;
+    expect(detectLanguage(opensInEnglish)).to.equal('ar');
+    expect(detectLanguage(opensInEnglish, { expected: 'en' })).to.equal('en');
+    // Any other first window is not settled by the expectation: most words still win.
+    expect(detectLanguage(opensInEnglish, { expected: 'ar' })).to.equal('ar');
+  });
+
   it('detects a document language from its blocks', () => {
     const document = makeDocument([paragraph(prose(200, 7, ARABIC_SENTENCES)), paragraph(prose(50, 8))]);
     expect(detectDocumentLanguage(document)).to.equal('ar');
