@@ -1,4 +1,4 @@
-import MarkdownIt, { type Token } from 'markdown-it';
+import MarkdownIt, { type MarkdownIt as MarkdownParser, type Token } from 'markdown-it';
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
 import { extensionOf } from '../detect/detectFormat.js';
@@ -30,6 +30,27 @@ interface TableState {
   hasHeader: boolean;
 }
 
+// Building a parser costs as much as parsing a README: one per nesting limit (in practice one)
+// serves every document, since a parser keeps no state between documents.
+const parsers = new Map<number, MarkdownParser>();
+
+function markdownParser(maxNestingDepth: number): MarkdownParser {
+  let parser = parsers.get(maxNestingDepth);
+  if (!parser) {
+    // CommonMark + GFM tables and strikethrough; raw HTML is parsed so that its text and images
+    // count. markdown-it silently drops what nests deeper than `maxNesting`: set it above our own
+    // limit (a container opens up to two levels) so that too-deep input is refused, not truncated.
+    parser = new MarkdownIt('default', {
+      html: true,
+      linkify: false,
+      typographer: false,
+      maxNesting: maxNestingDepth * 2 + 10,
+    });
+    parsers.set(maxNestingDepth, parser);
+  }
+  return parser;
+}
+
 /**
  * Markdown via markdown-it: ATX and setext headings with their levels, paragraphs, lists (nested
  * items flattened with indentation), GFM tables, fenced and indented code as preformatted
@@ -40,16 +61,7 @@ export async function parseMarkdown(bytes: Uint8Array, ctx: ParseContext): Promi
   const { text } = readTextInput(bytes, ctx);
   const { fields, body } = readFrontMatter(text);
   const builder = createDocumentBuilder(ctx, extensionOf(ctx.fileName) === '.markdown' ? '.markdown' : '.md');
-  // CommonMark + GFM tables and strikethrough; raw HTML is parsed so that its text and images
-  // count. markdown-it silently drops what nests deeper than `maxNesting`: set it above our own
-  // limit (a container opens up to two levels) so that too-deep input is refused, not truncated.
-  const markdown = new MarkdownIt('default', {
-    html: true,
-    linkify: false,
-    typographer: false,
-    maxNesting: ctx.limits.maxNestingDepth * 2 + 10,
-  });
-  const tokens = markdown.parse(body, {});
+  const tokens = markdownParser(ctx.limits.maxNestingDepth).parse(body, {});
   await builder.checkpoint();
   let depth = 0;
 
@@ -201,8 +213,13 @@ function imageFromTag(tag: string): FoundImage {
   return imageFromSource(attribute('src'), attribute('alt'));
 }
 
+// Nothing but comments (a third of READMEs' HTML blocks: `<!-- badges -->`): nothing to read. Strict,
+// so that what a browser ends early (`<!-->`, `<!--->`, `--!>`) is still read as HTML.
+const ONLY_COMMENTS = /^\s*(?:<!--(?!-?>)(?:(?!--!>)[^])*?-->\s*)+$/;
+
 /** Raw HTML inside Markdown (a centred logo, a `<table>`, `<details>`) is read as HTML. */
 function readHtmlBlock(html: string, builder: DocumentBuilder, ctx: ParseContext): void {
+  if (ONLY_COMMENTS.test(html)) return;
   assertHtmlDepth(html, ctx.limits.maxNestingDepth, ctx.fileName);
   let document: ReturnType<typeof parseHtmlDocument>;
   try {

@@ -110,6 +110,17 @@ describe('parseMarkdown', () => {
     expect(headings(document)).to.deep.equal([[1, 'Setext title']]);
   });
 
+  it('skips HTML blocks of comments, but reads the text after an empty comment (<!-->)', async () => {
+    const markdown = [
+      'Intro.',
+      '<!-- badges: start -->\n<!-- badges: end -->',
+      '<!--> shown after an empty comment',
+      'End.',
+    ].join('\n\n');
+    const document = await parseMarkdown(bytesOf(`${markdown}\n`), textContext('comments.md'));
+    expect(paragraphs(document)).to.deep.equal(['Intro.', 'shown after an empty comment', 'End.']);
+  });
+
   it('treats a leading --- pair without keys as a rule, not front matter', async () => {
     const document = await parseMarkdown(bytesOf('---\n\n---\n\nBody text.\n'), textContext('rule.md'));
     expect(paragraphs(document)).to.deep.equal(['Body text.']);
