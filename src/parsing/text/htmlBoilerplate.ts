@@ -1,4 +1,12 @@
-import { findElement, isElement, tagOf, toArray, type DomDocument, type DomElement } from './htmlDom.js';
+import {
+  findElement,
+  isElement,
+  nextNode,
+  tagOf,
+  type DomDocument,
+  type DomElement,
+  type DomNode,
+} from './htmlDom.js';
 import { wordSet } from './input.js';
 
 /** Never content: code, styling, embedded objects and form controls. */
@@ -47,19 +55,17 @@ const GENERATOR_CREDIT =
 export function removeBoilerplate(document: DomDocument): void {
   const root = document.documentElement;
   if (!root) return;
-  // One explicit-stack walk (a selector per rule would traverse the DOM once per rule); removal
-  // waits until the walk is done so the walk never sees a half-detached subtree.
+  // One walk (a selector per rule would traverse the DOM once per rule) that steps over what it
+  // dooms; removal waits until the walk is done so the walk never sees a half-detached subtree.
   const doomed: DomElement[] = [];
-  const stack: DomElement[] = [root];
-  while (stack.length > 0) {
-    const element = stack.pop();
-    if (!element) break;
-    if (isBoilerplate(element)) {
-      doomed.push(element);
-      continue;
+  let node: DomNode | null = root;
+  while (node) {
+    if (isElement(node) && isBoilerplate(node)) {
+      doomed.push(node);
+      node = nextNode(node, root, false);
+    } else {
+      node = nextNode(node, root);
     }
-    const children = toArray(element.children);
-    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as DomElement);
   }
   for (const element of doomed) element.remove();
 }
@@ -78,14 +84,15 @@ function isBoilerplate(element: DomElement): boolean {
   // Most elements (p, li, td…) carry no attributes: skip the attribute rules for them.
   if (!element.hasAttributes()) return chromeTag && !holdsMainContent(element);
   if (isHidden(element)) return true;
-  const classes = (element.getAttribute('class') ?? '').split(/\s+/);
+  const id = element.getAttribute('id') ?? '';
+  const className = element.getAttribute('class') ?? '';
   const chrome =
     chromeTag ||
     CHROME_ROLES.has(element.getAttribute('role') ?? '') ||
-    classes.some((name) => CHROME_CLASSES.has(name)) ||
-    CHROME_IDS.has(element.getAttribute('id') ?? '') ||
-    CHROME_TAG_IDS.has(`${tag}#${element.getAttribute('id') ?? ''}`);
-  const identity = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
+    className.split(/\s+/).some((name) => CHROME_CLASSES.has(name)) ||
+    CHROME_IDS.has(id) ||
+    CHROME_TAG_IDS.has(`${tag}#${id}`);
+  const identity = `${id} ${className}`;
   const flagged =
     CONSENT.test(identity) || CONSENT.test(element.getAttribute('aria-label') ?? '') || isAd(identity);
   return (chrome || flagged) && !holdsMainContent(element);
@@ -99,6 +106,8 @@ function isHidden(element: DomElement): boolean {
 
 /** Whole tokens only: "header", "shadow" and "download" contain "ad" but are not ads. */
 function isAd(identity: string): boolean {
+  // Every ad token holds "ad" or "sponsor": most identities hold neither and need no splitting.
+  if (!/ad|sponsor/i.test(identity)) return false;
   return identity
     .toLowerCase()
     .split(/[\s_-]+/)

@@ -90,11 +90,6 @@ export function tagOf(element: DomElement): string {
   return element.localName.toLowerCase();
 }
 
-/** Child nodes without building an array (linkedom's `childNodes` walks the list to build one). */
-export function* childrenOf(node: DomNode): Generator<DomNode> {
-  for (let child = node.firstChild; child; child = child.nextSibling) yield child;
-}
-
 export function toArray<T>(list: ArrayLike<T>): T[] {
   return Array.from(list);
 }
@@ -119,9 +114,12 @@ export function findElement(root: DomNode, matches: (element: DomElement) => boo
   return null;
 }
 
-/** The node after `node` in document order, staying inside `root`. */
-function nextNode(node: DomNode, root: DomNode): DomNode | null {
-  if (node.firstChild) return node.firstChild;
+/**
+ * The node after `node` in document order, staying inside `root`; with `intoChildren` false, the
+ * node after its subtree.
+ */
+export function nextNode(node: DomNode, root: DomNode, intoChildren = true): DomNode | null {
+  if (intoChildren && node.firstChild) return node.firstChild;
   for (let at: DomNode | null = node; at && at !== root; at = at.parentNode) {
     if (at.nextSibling) return at.nextSibling;
   }

@@ -1,12 +1,4 @@
-import {
-  childrenOf,
-  findElement,
-  isElement,
-  tagOf,
-  toArray,
-  type DomElement,
-  type DomNode,
-} from './htmlDom.js';
+import { findElement, isElement, tagOf, toArray, type DomElement, type DomNode } from './htmlDom.js';
 
 /** Class tokens of admonition boxes (DocBook, Sphinx, AsciiDoc, Markdown flavours). */
 const ADMONITION =
@@ -49,7 +41,7 @@ function hasAdmonitionAncestor(table: DomElement): boolean {
 }
 
 function contains(element: DomElement, tags: ReadonlySet<string>): boolean {
-  for (const child of childrenOf(element)) {
+  for (let child = element.firstChild; child; child = child.nextSibling) {
     if (isElement(child) && (tags.has(tagOf(child)) || contains(child, tags))) return true;
   }
   return false;

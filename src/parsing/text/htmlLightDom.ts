@@ -24,6 +24,8 @@ interface LightText extends DomNode {
 interface LightElement extends DomElement {
   readonly nodeType: typeof ELEMENT_NODE;
   readonly attributes: Record<string, string>;
+  /** `getAttribute('class')`, worked out on first use (attributes never change). */
+  classValue: string | undefined;
   readonly children: LightElement[];
   parentNode: LightParent | null;
   nextSibling: LightChild | null;
@@ -113,7 +115,7 @@ const elementPrototype: ThisType<LightElement> &
   },
   getAttribute(name: string): string | null {
     // linkedom answers `class` from its class list: tokens once each, single-spaced, '' when absent.
-    if (name === 'class') return classTokens(this.attributes).join(' ');
+    if (name === 'class') return (this.classValue ??= classTokens(this.attributes).join(' '));
     return Object.hasOwn(this.attributes, name) ? (this.attributes[name] ?? null) : null;
   },
   hasAttribute(name: string): boolean {
@@ -143,6 +145,7 @@ function createElement(localName: string, attributes: Record<string, string>): L
   element.nodeType = ELEMENT_NODE;
   element.localName = localName;
   element.attributes = attributes;
+  element.classValue = undefined;
   element.parentNode = null;
   element.firstChild = null;
   element.lastChild = null;

@@ -1,7 +1,6 @@
 import type { DocumentBuilder, FoundImage } from './documentBuilder.js';
 import {
   CDATA_SECTION_NODE,
-  childrenOf,
   findElements,
   isElement,
   tagOf,
@@ -40,9 +39,11 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
   let pendingImages: FoundImage[] = [];
 
   const flush = (): void => {
-    const text = tidyLines(inline.join('').split('\n'));
+    // Most flushes meet only the whitespace between two blocks, which makes no paragraph.
+    if (inline.some((part) => part !== ' ' && part !== '\n' && part !== '')) {
+      builder.paragraph(tidyLines(inline.join('').split('\n')));
+    }
     inline = [];
-    builder.paragraph(text);
     for (const image of pendingImages) builder.image(image);
     pendingImages = [];
   };
@@ -75,7 +76,7 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
     }
     if (tag === 'p') {
       flush();
-      for (const child of childrenOf(node)) visit(child);
+      for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
       flush();
       return;
     }
@@ -96,11 +97,11 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
     }
     if (BLOCK_CONTAINERS.has(tag)) {
       flush();
-      for (const child of childrenOf(node)) visit(child);
+      for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
       flush();
       return;
     }
-    for (const child of childrenOf(node)) visit(child);
+    for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
   };
 
   visit(root);
@@ -116,7 +117,7 @@ function emitTable(
   // A table that lays the page out (a frame, a navigation bar, an admonition box) is read as
   // ordinary content: its text stays, but it is not a data table.
   if (isLayoutTable(table)) {
-    for (const child of childrenOf(table)) visit(child);
+    for (let child = table.firstChild; child; child = child.nextSibling) visit(child);
     flush();
     return;
   }
@@ -224,11 +225,11 @@ export function textOf(
     }
     const block = tag === 'p' || HEADING.test(tag) || BLOCK_CONTAINERS.has(tag) || tag === 'table';
     if (block) parts.push('\n');
-    for (const child of childrenOf(node)) visit(child);
+    for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
     if (block) parts.push('\n');
     else if (tag === 'td' || tag === 'th') parts.push(' ');
   };
-  for (const child of childrenOf(element)) visit(child);
+  for (let child = element.firstChild; child; child = child.nextSibling) visit(child);
   return tidyLines(parts.join('').split('\n'));
 }
 
@@ -255,6 +256,15 @@ function imageOf(element: DomElement): FoundImage {
   );
 }
 
+/** Whitespace runs → one space, as a browser shows them. */
 function collapse(text: string): string {
+  // Half the text nodes of an indented page are only the indentation between two tags.
+  let blank = true;
+  for (let i = 0; i < text.length && blank; i += 1) blank = isCollapsible(text.charCodeAt(i));
+  if (blank) return text === '' ? '' : ' ';
   return text.replace(/[ \t\n\r\f]+/g, ' ');
+}
+
+function isCollapsible(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d || code === 0x0c;
 }
