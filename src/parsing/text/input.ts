@@ -33,15 +33,21 @@ export function splitLines(text: string): string[] {
 
 /** Horizontal whitespace runs (tabs, no-break and other Unicode spaces) → one space; ends trimmed. */
 export function tidyLine(line: string): string {
+  // Most lines are single-spaced already: one test instead of a replacement that copies them.
+  if (!NEEDS_TIDYING.test(line)) return line.trim();
   return line.replace(/[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g, ' ').trim();
 }
 
+const NEEDS_TIDYING = /[\t\v\f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]| {2}/;
+
 /** Tidies each line, drops blank ones, keeps line breaks (the cleaning stage joins lines). */
 export function tidyLines(lines: readonly string[]): string {
-  return lines
-    .map(tidyLine)
-    .filter((line) => line !== '')
-    .join('\n');
+  let tidied = '';
+  for (const line of lines) {
+    const tidy = tidyLine(line);
+    if (tidy !== '') tidied = tidied === '' ? tidy : `${tidied}\n${tidy}`;
+  }
+  return tidied;
 }
 
 /** A set from a whitespace-separated word list (long lists of tag or directive names). */
