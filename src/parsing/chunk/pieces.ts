@@ -31,19 +31,20 @@ export function blockToPieces(block: Block, budget: number): BlockPieces {
   switch (block.type) {
     case 'heading': {
       const text = renderHeading(block.text, block.level);
-      const pieces = textPieces(text, block.page, budget, 'sentence');
+      const pieces = textPieces(text, block.page, budget, 'sentence', blockWordCount(block));
       const first = pieces[0];
       if (first) first.heading = { text: block.text, level: block.level };
       return { pieces, words: sumWords(pieces) };
     }
     case 'paragraph': {
-      const pieces = textPieces(block.text, block.page, budget, block.preformatted ? 'line' : 'sentence');
+      const unit = block.preformatted ? 'line' : 'sentence';
+      const pieces = textPieces(block.text, block.page, budget, unit, blockWordCount(block));
       return { pieces, words: sumWords(pieces) };
     }
     case 'list':
-      return listPieces(block.items, block.ordered, block.page, budget);
+      return listPieces(block.items, block.ordered, block.page, budget, blockWordCount(block));
     case 'table':
-      return tablePieces(block.table, block.page, budget);
+      return tablePieces(block.table, block.page, budget, blockWordCount(block));
     case 'image': {
       const image: Image = { ...block.image, data: null };
       const pieces = textPieces(renderImage(image), block.page, budget, 'sentence');
@@ -58,8 +59,16 @@ function piece(text: string, page: number, continuesBlock: boolean, words = coun
   return { text, words, page, heading: null, table: null, image: null, continuesBlock };
 }
 
-function textPieces(text: string, page: number, budget: number, unit: 'sentence' | 'line'): Piece[] {
+/** `total`: the words of `text`, when the caller knows them. */
+function textPieces(
+  text: string,
+  page: number,
+  budget: number,
+  unit: 'sentence' | 'line',
+  total = countWords(text),
+): Piece[] {
   if (!text.trim()) return [];
+  if (total <= budget) return [piece(text, page, false, total)];
   return splitText(text, budget, unit).map((part, i) => piece(part, page, i > 0));
 }
 
@@ -121,10 +130,15 @@ function packUnits<T>(units: readonly T[], wordsOf: (unit: T) => number, size: n
   return groups;
 }
 
-function listPieces(items: readonly string[], ordered: boolean, page: number, budget: number): BlockPieces {
+function listPieces(
+  items: readonly string[],
+  ordered: boolean,
+  page: number,
+  budget: number,
+  total: number,
+): BlockPieces {
   const rendered = items.map((item, i) => renderListItem(item, ordered, i + 1));
   const whole = rendered.join('\n');
-  const total = countWords(whole);
   if (total <= budget) return { pieces: whole ? [piece(whole, page, false, total)] : [], words: total };
   const size = balancedSize(total, budget);
   // An item longer than a part is cut at sentences first; its later parts read as continuation text.
@@ -137,17 +151,17 @@ function listPieces(items: readonly string[], ordered: boolean, page: number, bu
   return { pieces, words: total };
 }
 
-function tablePieces(table: Table, page: number, budget: number): BlockPieces {
+/** `total`: the table's words (`blockWordCount`). */
+function tablePieces(table: Table, page: number, budget: number, total: number): BlockPieces {
   // Cell words add up to the words of the rendered table (Markdown punctuation is not a word), so a
   // large table is measured without rendering it whole.
-  const rowWords = table.cells.map((row) => row.reduce((sum, cell) => sum + countWords(cell), 0));
-  const captionWords = table.caption ? countWords(table.caption) : 0;
-  const total = captionWords + rowWords.reduce((sum, words) => sum + words, 0);
   if (total === 0 && !table.caption) return { pieces: [], words: 0 };
   if (total <= budget) {
     const whole = renderTable(table);
     return { pieces: whole.trim() ? [{ ...piece(whole, page, false, total), table }] : [], words: total };
   }
+  const rowWords = table.cells.map((row) => row.reduce((sum, cell) => sum + countWords(cell), 0));
+  const captionWords = table.caption ? countWords(table.caption) : 0;
 
   const headed = table.hasHeader && table.cells.length > 0;
   let header = headed ? table.cells.slice(0, 1) : [];
@@ -195,8 +209,21 @@ function tablePieces(table: Table, page: number, budget: number): BlockPieces {
   return { pieces, words: total };
 }
 
+// Blocks are counted when auto mode weighs the structure and again when they are cut into pieces;
+// blocks are not changed once cleaned, so the first count serves both.
+const counted = new WeakMap<Block, number>();
+
 /** Words of a block as chunks render it, without rendering it. */
 export function blockWordCount(block: Block): number {
+  let words = counted.get(block);
+  if (words === undefined) {
+    words = countBlockWords(block);
+    counted.set(block, words);
+  }
+  return words;
+}
+
+function countBlockWords(block: Block): number {
   switch (block.type) {
     case 'heading':
     case 'paragraph':
