@@ -91,6 +91,15 @@ interface Tokens {
 // few windows, a document for at most 32).
 const buffer: Tokens = { count: 0, starts: new Int32Array(1024), ends: new Int32Array(1024) };
 
+// ASCII letters; the same plus ' and - (the ASCII a word may go on with).
+const ASCII_LETTER = new Uint8Array(0x80);
+const ASCII_BODY = new Uint8Array(0x80);
+for (let unit = 0; unit < 0x80; unit += 1) {
+  const letter = bmpClass(unit) === LETTER;
+  ASCII_LETTER[unit] = letter ? 1 : 0;
+  ASCII_BODY[unit] = letter || unit === 0x27 || unit === 0x2d ? 1 : 0;
+}
+
 /** The first `limit` words of `text` (all with `Infinity`). */
 function letterWords(text: string, limit: number): Tokens {
   const tokens = buffer;
@@ -99,6 +108,11 @@ function letterWords(text: string, limit: number): Tokens {
   let i = 0;
   while (i < length && tokens.count < limit) {
     const unit = text.charCodeAt(i);
+    // ASCII other than letters starts no word: the common case, decided without a lookup.
+    if (unit < 0x80 && ASCII_LETTER[unit] === 0) {
+      i += 1;
+      continue;
+    }
     const surrogate = unit >= 0xd800 && unit <= 0xdfff;
     if ((surrogate ? classAt(text, i) : bmpClass(unit)) !== LETTER) {
       i += surrogate ? codePointWidth(text, i) : 1;
@@ -108,7 +122,12 @@ function letterWords(text: string, limit: number): Tokens {
     i += surrogate ? codePointWidth(text, i) : 1;
     while (i < length) {
       const next = text.charCodeAt(i);
-      if (next === 0x27 || next === 0x2d || next === 0x2019) {
+      if (next < 0x80) {
+        if (ASCII_BODY[next] === 0) break;
+        i += 1;
+        continue;
+      }
+      if (next === 0x2019) {
         i += 1;
         continue;
       }
