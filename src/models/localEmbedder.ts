@@ -28,35 +28,67 @@ const WORD_PREFIX = fnv1a('w:');
 const BIGRAM_PREFIX = fnv1a('b:');
 const GRAM_PREFIX = fnv1a('c:');
 
-/**
- * Stems of recent words: text repeats its vocabulary, and stemming (regular expressions, slices)
- * was a fifth of embedding time. Bounded: cleared when it grows past 50,000 words.
- */
-const stemCache = new Map<string, string>();
-function cachedStem(word: string): string {
-  let stem = stemCache.get(word);
-  if (stem === undefined) {
-    if (stemCache.size >= 50_000) stemCache.clear();
-    stem = lightStem(word);
-    stemCache.set(word, stem);
-  }
-  return stem;
-}
-
 /** Word stems of `text` after index normalisation (Arabic letter variants, case, Latin accents). */
 export function stems(text: string): string[] {
   return words(normalizeForIndex(text)).map(lightStem);
 }
 
 /**
- * The stems a vector is made of: function words are left out (they are most of any text and, with
+ * What one word adds to a vector, worked out once: its stem's hash, the hash state a bigram starting
+ * with it continues from, and the hashes of its character 3–5-grams, in the order they are counted.
+ * Text repeats its vocabulary, so the stemming (regular expressions, slices) and gram hashing of
+ * each occurrence was most of embedding time.
+ */
+interface WordFeatures {
+  stem: string;
+  word: number;
+  bigramState: number;
+  grams: Uint32Array;
+}
+
+/** Bounded: cleared when it grows past 50,000 words. */
+const featureCache = new Map<string, WordFeatures>();
+
+function gramHashes(stem: string): Uint32Array {
+  // The stem padded as `<stem>`, hashed without building the padded string.
+  const length = stem.length + 2;
+  const charAt = (i: number): number => (i === 0 ? 0x3c : i === length - 1 ? 0x3e : stem.charCodeAt(i - 1));
+  const grams: number[] = [];
+  for (let start = 0; start + 3 <= length; start += 1) {
+    let state = GRAM_PREFIX;
+    for (let size = 1; size <= 5 && start + size <= length; size += 1) {
+      state = Math.imul(state ^ charAt(start + size - 1), FNV_PRIME) >>> 0;
+      if (size >= 3) grams.push(state);
+    }
+  }
+  return Uint32Array.from(grams);
+}
+
+function featuresOf(word: string): WordFeatures {
+  let features = featureCache.get(word);
+  if (features === undefined) {
+    if (featureCache.size >= 50_000) featureCache.clear();
+    const stem = lightStem(word);
+    features = {
+      stem,
+      word: fnv1a(stem, WORD_PREFIX),
+      bigramState: fnv1a(' ', fnv1a(stem, BIGRAM_PREFIX)),
+      grams: gramHashes(stem),
+    };
+    featureCache.set(word, features);
+  }
+  return features;
+}
+
+/**
+ * The words a vector is made of: function words are left out (they are most of any text and, with
  * no corpus statistics to weigh them down, drowned the topic words: measured on the retrieval
  * evaluation), unless the text has nothing else.
  */
-function contentStems(text: string): string[] {
+function contentWords(text: string): WordFeatures[] {
   const all = words(normalizeForIndex(text));
   const content = all.filter((word) => !STOP_WORDS.has(word));
-  return (content.length > 0 ? content : all).map(cachedStem);
+  return (content.length > 0 ? content : all).map(featuresOf);
 }
 
 /**
@@ -75,22 +107,14 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
    */
   const counts = new FeatureCounts();
   function embedOne(text: string): Float32Array {
-    const add = (hash: number, weight: number): void => counts.add(hash, weight);
-    const tokens = contentStems(text);
-    tokens.forEach((token, index) => {
-      const word = fnv1a(token, WORD_PREFIX);
-      add(word, WORD_WEIGHT);
+    const tokens = contentWords(text);
+    for (let index = 0; index < tokens.length; index += 1) {
+      const token = tokens[index]!;
+      counts.add(token.word, WORD_WEIGHT);
       const next = tokens[index + 1];
-      if (next !== undefined) add(fnv1a(next, fnv1a(' ', fnv1a(token, BIGRAM_PREFIX))), BIGRAM_WEIGHT);
-      const padded = `<${token}>`;
-      for (let start = 0; start + 3 <= padded.length; start += 1) {
-        let state = GRAM_PREFIX;
-        for (let size = 1; size <= 5 && start + size <= padded.length; size += 1) {
-          state = Math.imul(state ^ padded.charCodeAt(start + size - 1), FNV_PRIME) >>> 0;
-          if (size >= 3) add(state, CHAR_GRAM_WEIGHT);
-        }
-      }
-    });
+      if (next !== undefined) counts.add(fnv1a(next.stem, token.bigramState), BIGRAM_WEIGHT);
+      for (const gram of token.grams) counts.add(gram, CHAR_GRAM_WEIGHT);
+    }
     const vector = new Float32Array(dimensions);
     counts.drain((hash, weight, count) => {
       const sign = hash & 0x80000000 ? -1 : 1;
