@@ -256,15 +256,6 @@ function imageOf(element: DomElement): FoundImage {
   );
 }
 
-/** Whitespace runs → one space, as a browser shows them. */
 function collapse(text: string): string {
-  // Half the text nodes of an indented page are only the indentation between two tags.
-  let blank = true;
-  for (let i = 0; i < text.length && blank; i += 1) blank = isCollapsible(text.charCodeAt(i));
-  if (blank) return text === '' ? '' : ' ';
   return text.replace(/[ \t\n\r\f]+/g, ' ');
-}
-
-function isCollapsible(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d || code === 0x0c;
 }
