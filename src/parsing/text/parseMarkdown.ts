@@ -1,4 +1,4 @@
-import MarkdownIt, { type MarkdownIt as MarkdownParser, type Token } from 'markdown-it';
+import type { Token } from 'markdown-it';
 import type { ParseContext } from '../context.js';
 import { ParseError } from '../errors.js';
 import { extensionOf } from '../detect/detectFormat.js';
@@ -9,6 +9,7 @@ import { assertHtmlDepth } from './htmlDepth.js';
 import { parseHtmlDocument } from './htmlDom.js';
 import { walkHtml } from './htmlWalk.js';
 import { imageFromSource } from './images.js';
+import { markdownParser } from './markdownParser.js';
 import { readTextInput, tidyLines } from './input.js';
 
 /** Tags of the block containers whose nesting counts against `maxNestingDepth`. */
@@ -28,27 +29,6 @@ interface TableState {
   row: string[];
   inHead: boolean;
   hasHeader: boolean;
-}
-
-// Building a parser costs as much as parsing a README: one per nesting limit (in practice one)
-// serves every document, since a parser keeps no state between documents.
-const parsers = new Map<number, MarkdownParser>();
-
-function markdownParser(maxNestingDepth: number): MarkdownParser {
-  let parser = parsers.get(maxNestingDepth);
-  if (!parser) {
-    // CommonMark + GFM tables and strikethrough; raw HTML is parsed so that its text and images
-    // count. markdown-it silently drops what nests deeper than `maxNesting`: set it above our own
-    // limit (a container opens up to two levels) so that too-deep input is refused, not truncated.
-    parser = new MarkdownIt('default', {
-      html: true,
-      linkify: false,
-      typographer: false,
-      maxNesting: maxNestingDepth * 2 + 10,
-    });
-    parsers.set(maxNestingDepth, parser);
-  }
-  return parser;
 }
 
 /**
