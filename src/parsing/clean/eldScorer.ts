@@ -104,30 +104,46 @@ export function eldReliableLanguage(text: string): string | null {
   return reliable ? language : null;
 }
 
-/** eld's strToUtf8Bytes: words (split at spaces) as strings of one dictionary character per UTF-8 byte. */
+/**
+ * eld's strToUtf8Bytes: words (split at spaces) as strings of one dictionary character per UTF-8 byte,
+ * cut after a space past 350 bytes or anywhere past 380. ASCII stands for itself, so runs of it are
+ * sliced from the text rather than added character by character.
+ */
 function utf8Words(text: string): string[] {
   const found: string[] = [];
   let encoded = '';
+  // Start of the ASCII run not yet added to `encoded`.
+  let run = 0;
+  let end = text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i += 1) {
     let code = text.charCodeAt(i);
     if (code < 0x80) {
       if (code === 32) {
+        encoded += text.slice(run, i);
+        run = i + 1;
         if (encoded !== '') found.push(encoded);
         encoded = '';
-        if (bytes > CUT_AFTER_BYTES) break;
-      } else encoded += text[i];
+        if (bytes > CUT_AFTER_BYTES) {
+          end = run;
+          break;
+        }
+      }
       bytes += 1;
     } else if (code < 0x800) {
-      encoded += byteChar(0xc0 | (code >> 6)) + byteChar(0x80 | (code & 0x3f));
+      encoded += text.slice(run, i) + byteChar(0xc0 | (code >> 6)) + byteChar(0x80 | (code & 0x3f));
+      run = i + 1;
       bytes += 2;
     } else if (code < 0xd800 || code >= 0xe000) {
       encoded +=
+        text.slice(run, i) +
         byteChar(0xe0 | (code >> 12)) +
         byteChar(0x80 | ((code >> 6) & 0x3f)) +
         byteChar(0x80 | (code & 0x3f));
+      run = i + 1;
       bytes += 3;
     } else {
+      encoded += text.slice(run, i);
       i += 1;
       code = 0x10000 + (((code & 0x3ff) << 10) | (text.charCodeAt(i) & 0x3ff));
       encoded +=
@@ -135,10 +151,15 @@ function utf8Words(text: string): string[] {
         byteChar(0x80 | ((code >> 12) & 0x3f)) +
         byteChar(0x80 | ((code >> 6) & 0x3f)) +
         byteChar(0x80 | (code & 0x3f));
+      run = i + 1;
       bytes += 4;
     }
-    if (bytes > ENFORCE_CUT_AFTER_BYTES) break;
+    if (bytes > ENFORCE_CUT_AFTER_BYTES) {
+      end = i + 1;
+      break;
+    }
   }
+  if (run < end) encoded += text.slice(run, end);
   if (encoded !== '') found.push(encoded);
   return found;
 }

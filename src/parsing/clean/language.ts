@@ -47,11 +47,14 @@ export function detectLanguage(
   const sampled = Math.min(windowCount, options.maxWindows ?? MAX_WINDOWS);
   const wordsPerLanguage = new Map<string, number>();
   let reliableWindows = 0;
-  for (const [turn, i] of spreadOrder(sampled).entries()) {
+  const order = spreadOrder(sampled);
+  for (const [turn, i] of order.entries()) {
     // The first, last and middle windows agreeing settle it: sampling the rest changed the answer
     // for under 1 % of chunks, and cost most of the parse workers' time on long documents.
     if (turn === AGREEING_WINDOWS && reliableWindows === AGREEING_WINDOWS && wordsPerLanguage.size === 1)
       break;
+    // So does a lead the windows left could not overturn (the answer is the same, sooner).
+    if (decided(wordsPerLanguage, (order.length - turn) * WINDOW_WORDS)) break;
     const window = Math.floor((i * windowCount) / sampled);
     const from = window * WINDOW_WORDS;
     const to = Math.min(tokens.count, from + WINDOW_WORDS);
@@ -67,6 +70,17 @@ export function detectLanguage(
     if (count > bestWords) [best, bestWords] = [language, count];
   }
   return best;
+}
+
+/** Whether the language with most words leads every other by more than `remaining` words. */
+function decided(wordsPerLanguage: ReadonlyMap<string, number>, remaining: number): boolean {
+  let best = 0;
+  let second = 0;
+  for (const count of wordsPerLanguage.values()) {
+    if (count > best) [best, second] = [count, best];
+    else if (count > second) second = count;
+  }
+  return best - second > remaining;
 }
 
 /** Dominant language of a document's text (headings, paragraphs, lists, table cells). */
