@@ -125,8 +125,3 @@ export function nextNode(node: DomNode, root: DomNode, intoChildren = true): Dom
   }
   return null;
 }
-
-/** Whether the class attribute holds `name` as a whole token. */
-export function hasClass(element: DomElement, name: string): boolean {
-  return (element.getAttribute('class') ?? '').split(/\s+/).includes(name);
-}
