@@ -6,7 +6,10 @@ import { fullCollection } from './fullCollection.js';
  * which an idle server may not do for minutes: measured, three refused 50 MB uploads left the
  * server 150 MB above idle 5 s later, and one full collection gave it all back. So once large
  * parses have ended (and their responses gone, hence the delay), one collection is run — a pause of
- * a few milliseconds on a heap that is mostly garbage, at most once per `delayMs`.
+ * a few milliseconds on a heap that is mostly garbage, at most once per `delayMs`. Only once no parse
+ * is running: under a steady stream of large documents V8 collects as it allocates anyway, and a full
+ * collection every second (60–140 ms with the server's indexes in the heap) was a tenth of the main
+ * thread's time while 1 MB documents were ingested.
  */
 export interface MainThreadCollection {
   /** A large job ended or was refused: collect once no other has for `delayMs`. */
@@ -15,17 +18,23 @@ export interface MainThreadCollection {
   cancel(): void;
 }
 
-export function createMainThreadCollection(delayMs: number): MainThreadCollection {
+export function createMainThreadCollection(
+  delayMs: number,
+  parsing: () => boolean = () => false,
+  collect: () => void = () => fullCollection()?.(),
+): MainThreadCollection {
   let timer: NodeJS.Timeout | null = null;
+  const arm = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      if (parsing()) arm();
+      else collect();
+    }, delayMs);
+    timer.unref();
+  };
   return {
-    afterLargeJob() {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        fullCollection()?.();
-      }, delayMs);
-      timer.unref();
-    },
+    afterLargeJob: arm,
     cancel() {
       if (timer) clearTimeout(timer);
       timer = null;

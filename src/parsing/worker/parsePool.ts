@@ -104,7 +104,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     options.estimateCost ??
     ((job: ParseJob) => estimateParseCost(job, COST_MODEL, options.memoryBudgetBytes));
   let closed = false;
-  const collection = createMainThreadCollection(1_000);
+  const collection = createMainThreadCollection(1_000, () => slots.busy > 0);
   const afterJob = (cost: number): void => {
     if (cost >= LARGE_JOB_BYTES) collection.afterLargeJob();
   };
