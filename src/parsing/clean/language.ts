@@ -33,16 +33,24 @@ export function detectLanguage(
   text: string,
   options: { maxWindows?: number; expected?: string | null } = {},
 ): string | null {
+  return detectInParts([text], options);
+}
+
+/** `detectLanguage` of the parts joined by white space, without joining them. */
+function detectInParts(
+  parts: readonly string[],
+  options: { maxWindows?: number; expected?: string | null },
+): string | null {
   // The first window decides alone often enough to read only its words first.
-  let tokens = letterWords(text, WINDOW_WORDS + 1);
+  let tokens = letterWords(parts, WINDOW_WORDS + 1);
   if (tokens.count < MIN_WORDS || lettersIn(tokens) < MIN_LETTERS) return null;
-  if (tokens.count <= WINDOW_WORDS) return eldReliableLanguage(joined(text, tokens, 0, tokens.count));
-  const first = eldReliableLanguage(joined(text, tokens, 0, WINDOW_WORDS));
+  if (tokens.count <= WINDOW_WORDS) return eldReliableLanguage(joined(parts, tokens, 0, tokens.count));
+  const first = eldReliableLanguage(joined(parts, tokens, 0, WINDOW_WORDS));
   // A chunk that opens in its document's language is in it: looking further changed the answer
   // for few chunks (mixed-language ones) and cost two thirds of the detection time.
   if (first !== null && first === options.expected) return first;
 
-  tokens = letterWords(text, Infinity);
+  tokens = letterWords(parts, Infinity);
   const windowCount = Math.ceil(tokens.count / WINDOW_WORDS);
   const sampled = Math.min(windowCount, options.maxWindows ?? MAX_WINDOWS);
   const wordsPerLanguage = new Map<string, number>();
@@ -59,7 +67,7 @@ export function detectLanguage(
     const from = window * WINDOW_WORDS;
     const to = Math.min(tokens.count, from + WINDOW_WORDS);
     if (to - from < MIN_WORDS) continue;
-    const language = window === 0 ? first : eldReliableLanguage(joined(text, tokens, from, to));
+    const language = window === 0 ? first : eldReliableLanguage(joined(parts, tokens, from, to));
     if (!language) continue;
     reliableWindows += 1;
     wordsPerLanguage.set(language, (wordsPerLanguage.get(language) ?? 0) + (to - from));
@@ -85,25 +93,35 @@ function decided(wordsPerLanguage: ReadonlyMap<string, number>, remaining: numbe
 
 /** Dominant language of a document's text (headings, paragraphs, lists, table cells). */
 export function detectDocumentLanguage(document: Pick<ParsedDocument, 'blocks'>): string | null {
+  // The texts one by one rather than joined (a copy of the whole document): no word spans the
+  // white space that would join them.
   const parts: string[] = [];
   for (const block of document.blocks) {
     if (block.type === 'heading' || block.type === 'paragraph') parts.push(block.text);
-    else if (block.type === 'list') parts.push(block.items.join('\n'));
-    else if (block.type === 'table') parts.push(block.table.cells.map((row) => row.join(' ')).join('\n'));
+    else if (block.type === 'list') for (const item of block.items) parts.push(item);
+    else if (block.type === 'table')
+      for (const row of block.table.cells) for (const cell of row) parts.push(cell);
   }
-  return detectLanguage(parts.join('\n'), { maxWindows: 32 });
+  return detectInParts(parts, { maxWindows: 32 });
 }
 
 /** Offsets of the words eld is shown: `\p{L}[\p{L}\p{M}'’-]*` (numbers and symbols say nothing). */
 interface Tokens {
   count: number;
+  /** Index of the part each word is in. */
+  parts: Int32Array;
   starts: Int32Array;
   ends: Int32Array;
 }
 
 // One buffer per thread, grown as needed: offsets, not a string per word (a chunk is read for a
 // few windows, a document for at most 32).
-const buffer: Tokens = { count: 0, starts: new Int32Array(1024), ends: new Int32Array(1024) };
+const buffer: Tokens = {
+  count: 0,
+  parts: new Int32Array(1024),
+  starts: new Int32Array(1024),
+  ends: new Int32Array(1024),
+};
 
 // ASCII letters; the same plus ' and - (the ASCII a word may go on with).
 const ASCII_LETTER = new Uint8Array(0x80);
@@ -114,10 +132,17 @@ for (let unit = 0; unit < 0x80; unit += 1) {
   ASCII_BODY[unit] = letter || unit === 0x27 || unit === 0x2d ? 1 : 0;
 }
 
-/** The first `limit` words of `text` (all with `Infinity`). */
-function letterWords(text: string, limit: number): Tokens {
+/** The first `limit` words of the parts (all with `Infinity`). */
+function letterWords(parts: readonly string[], limit: number): Tokens {
   const tokens = buffer;
   tokens.count = 0;
+  for (let part = 0; part < parts.length && tokens.count < limit; part += 1) {
+    scanPart(parts[part] ?? '', part, limit, tokens);
+  }
+  return tokens;
+}
+
+function scanPart(text: string, part: number, limit: number, tokens: Tokens): void {
   const length = text.length;
   let i = 0;
   while (i < length && tokens.count < limit) {
@@ -151,14 +176,17 @@ function letterWords(text: string, limit: number): Tokens {
       i += pair ? codePointWidth(text, i) : 1;
     }
     if (tokens.count === tokens.starts.length) grow(tokens);
+    tokens.parts[tokens.count] = part;
     tokens.starts[tokens.count] = start;
     tokens.ends[tokens.count] = i;
     tokens.count += 1;
   }
-  return tokens;
 }
 
 function grow(tokens: Tokens): void {
+  const parts = new Int32Array(tokens.parts.length * 2);
+  parts.set(tokens.parts);
+  tokens.parts = parts;
   const starts = new Int32Array(tokens.starts.length * 2);
   const ends = new Int32Array(tokens.ends.length * 2);
   starts.set(tokens.starts);
@@ -168,9 +196,10 @@ function grow(tokens: Tokens): void {
 }
 
 /** Words `from` … `to` - 1, joined by single spaces. */
-function joined(text: string, tokens: Tokens, from: number, to: number): string {
+function joined(parts: readonly string[], tokens: Tokens, from: number, to: number): string {
   let sample = '';
   for (let k = from; k < to; k += 1) {
+    const text = parts[tokens.parts[k] ?? 0] ?? '';
     sample += (k > from ? ' ' : '') + text.slice(tokens.starts[k], tokens.ends[k]);
   }
   return sample;

@@ -34,11 +34,12 @@ export function splitLines(text: string): string[] {
 /** Horizontal whitespace runs (tabs, no-break and other Unicode spaces) → one space; ends trimmed. */
 export function tidyLine(line: string): string {
   // Most lines are single-spaced already: one test instead of a replacement that copies them.
-  if (!NEEDS_TIDYING.test(line)) return line.trim();
+  if (!line.includes('  ') && !ODD_SPACE.test(line)) return line.trim();
   return line.replace(/[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g, ' ').trim();
 }
 
-const NEEDS_TIDYING = /[\t\v\f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]| {2}/;
+// With no double space, only these can make a run that needs tidying.
+const ODD_SPACE = /[\t\v\f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
 
 /** Tidies each line, drops blank ones, keeps line breaks (the cleaning stage joins lines). */
 export function tidyLines(lines: readonly string[]): string {
