@@ -12,7 +12,7 @@ import {
 import { detectDocumentLanguage } from './language.js';
 import { removeUrls } from './urls.js';
 import { stripInvisible, tidyText, type Vocabulary } from './whitespace.js';
-import { words } from './words.js';
+import { forEachWord } from './words.js';
 
 export interface CleanOptions {
   /** Remove http(s)/www URLs (link text and e-mail addresses stay). */
@@ -151,9 +151,9 @@ function vocabularyOf(texts: string[]): Vocabulary {
   const vocabulary = new Set<string>();
   for (const text of texts) {
     // The first half of a word split over a line end ("infor-") is not evidence for anything.
-    for (const word of words(text)) {
-      if (!word.endsWith('-')) vocabulary.add(word.toLowerCase());
-    }
+    forEachWord(text, (start, end) => {
+      if (text.charCodeAt(end - 1) !== 0x2d) vocabulary.add(text.slice(start, end).toLowerCase());
+    });
   }
   return vocabulary;
 }

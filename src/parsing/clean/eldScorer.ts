@@ -28,6 +28,7 @@ const [{ ngramsData }, { dictionary }, { separators }, { avgScore }] = await Pro
   load<{ avgScore: Record<string, number> }>('avgScore.js'),
 ]);
 
+const PLAIN_ASCII = /^[A-Za-z]+(?: [A-Za-z]+)*$/;
 const languageCount = Object.keys(ngramsData.languages).length;
 const codes = Array.from({ length: languageCount }, (_, i) => ngramsData.languages[i] ?? '');
 // eld stores each weight less this floor and adds it back when scoring.
@@ -61,9 +62,10 @@ function weightsOf(ngram: string): Int32Array | undefined {
  * (`eld.detect(text)` with `language && isReliable()`), else null.
  */
 export function eldReliableLanguage(text: string): string | null {
-  const ngrams = byteNgrams(
-    utf8Words(text.substring(0, MAX_CHARS).replace(separators, ' ').trim().toLowerCase()),
-  );
+  const read = text.substring(0, MAX_CHARS);
+  // Single-spaced ASCII letters (most English windows) are what the separator regex would leave.
+  const words = PLAIN_ASCII.test(read) ? read : read.replace(separators, ' ').trim();
+  const ngrams = byteNgrams(utf8Words(words.toLowerCase()));
   scores.fill(0);
   for (const ngram of ngrams) {
     const weights = weightsOf(ngram);

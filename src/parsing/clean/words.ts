@@ -36,6 +36,15 @@ export function words(text: string): string[] {
   return found;
 }
 
+/** Calls `visit` with the start and end offsets of each word of `text`, in order. */
+export function forEachWord(text: string, visit: (start: number, end: number) => void): void {
+  let end = nextWord(text, 0);
+  while (end >= 0) {
+    visit(wordStart, end);
+    end = nextWord(text, end);
+  }
+}
+
 /** Start and end offsets of each word of `text`. */
 export function wordSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];

@@ -10,7 +10,7 @@ import { parseHtmlDocument } from './htmlDom.js';
 import { walkHtml } from './htmlWalk.js';
 import { imageFromSource } from './images.js';
 import { markdownParser } from './markdownParser.js';
-import { readTextInput, tidyLines } from './input.js';
+import { readTextInput, tidyLine, tidyLines } from './input.js';
 
 /** Tags of the block containers whose nesting counts against `maxNestingDepth`. */
 const CONTAINERS = new Set(['blockquote', 'ul', 'ol']);
@@ -182,7 +182,7 @@ function inlineContent(
         break; // link, emphasis and strike markers: keep only the text between them
     }
   }
-  return { text: tidyLines(text.split('\n')), images };
+  return { text: text.includes('\n') ? tidyLines(text.split('\n')) : tidyLine(text), images };
 }
 
 function imageFromTag(tag: string): FoundImage {
