@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -46,7 +46,10 @@ export function createFileBlobStore(dir: string): BlobStore {
       }
     },
     async delete(name) {
-      await rm(path(name), { force: true });
+      // `unlink`, not `rm({ force })`: a blob is one file, and `rm` walks it as a tree (lstat first).
+      await unlink(path(name)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
     },
   };
 }
