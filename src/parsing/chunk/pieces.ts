@@ -6,7 +6,7 @@
 import { countWords, splitByWords } from '../clean/words.js';
 import { splitSentences } from '../clean/sentences.js';
 import type { Block, Image, Table } from '../model.js';
-import { renderHeading, renderImage, renderList, renderListItem, renderTable } from '../render/blocks.js';
+import { renderHeading, renderImage, renderListItem, renderTable } from '../render/blocks.js';
 
 export interface Piece {
   text: string;
@@ -228,9 +228,13 @@ function countBlockWords(block: Block): number {
     case 'heading':
     case 'paragraph':
       return countWords(block.text);
-    case 'list':
-      // Rendered, since the numbers of an ordered list count as words.
-      return countWords(renderList(block.items, block.ordered));
+    case 'list': {
+      // As rendered: each number of an ordered list is a word of its own ("3." before a space), and
+      // "-", the line breaks and the indentation join no words.
+      let words = block.ordered ? block.items.length : 0;
+      for (const item of block.items) words += countWords(item);
+      return words;
+    }
     case 'table':
       return block.table.cells.reduce(
         (sum, row) => row.reduce((rowSum, cell) => rowSum + countWords(cell), sum),

@@ -21,7 +21,8 @@ export function readTextInput(bytes: Uint8Array, ctx: ParseContext): DecodedText
     );
   }
   const decoded = decodeText(bytes);
-  if (decoded.text.trim() === '')
+  // A test, not trim(), which copies the whole text when it ends in a line break (most files do).
+  if (!/\S/.test(decoded.text))
     throw new ParseError('empty_document', `${ctx.fileName} contains only whitespace`);
   return decoded;
 }
