@@ -15,13 +15,9 @@ import type {
   RecordedEvent,
   StreamInfo,
 } from './eventStore.js';
-import {
-  EventStoreUnavailableError,
-  StreamDeletedError,
-  WrongExpectedVersionError,
-  expectedVersionHolds,
-  matchesFilter,
-} from './eventStore.js';
+import { EventStoreUnavailableError, matchesFilter } from './eventStore.js';
+import { appendError, configureEventDatabase, type SerializedAppend } from './sqliteAppends.js';
+import { inThreadCommitter, workerThreadCommitter, type AppendCommitter } from './sqliteAppendThread.js';
 import {
   createAppendSignal,
   createSubscriptionRegistry,
@@ -45,6 +41,11 @@ export interface SqliteEventStoreOptions {
    * new events at once instead of at the next poll. Returns an unsubscribe function.
    */
   externalAppends?: (wake: () => void) => () => void;
+  /**
+   * Commit in a worker thread (the default for a file): each commit waits for its fsync, which then
+   * blocks that thread instead of the caller's. False commits on the caller's thread.
+   */
+  appendThread?: boolean;
 }
 
 interface PendingAppend {
@@ -66,27 +67,6 @@ interface EventRow {
   recorded_at: string;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  event_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  recorded_at TEXT NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, version);
-CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
-CREATE TABLE IF NOT EXISTS streams (
-  stream TEXT PRIMARY KEY,
-  version INTEGER NOT NULL,
-  deleted INTEGER NOT NULL DEFAULT 0,
-  metadata TEXT NOT NULL DEFAULT '{}'
-) WITHOUT ROWID;
-`;
-
 const COLUMNS = 'position, stream, version, event_id, type, data, metadata, recorded_at';
 
 /** How far behind the head a filtered read scans every event's type instead of seeking each type. */
@@ -94,20 +74,22 @@ const NEAR_HEAD = 64;
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so an append is
- * acknowledged only after its commit is fsync'd. Appends waiting at the same moment share one
- * transaction and one fsync (group commit); each runs in its own savepoint so a version conflict
- * fails that append alone. Reads filtered by event type use an index on the type, so a subscriber
+ * acknowledged only after its commit is fsync'd. Commits run in a worker thread with its own
+ * connection (see `sqliteAppendWorker.ts`): a fsync took 0.1–2 ms here, several per upload, and
+ * they blocked the thread that serves requests. Appends waiting at the same moment, or while a
+ * commit is under way, share the next transaction and fsync (group commit); each runs in its own
+ * savepoint so a version conflict fails that append alone. Reads filtered by event type use an index on the type, so a subscriber
  * of rare events does not scan the others. Deleted content is zeroed (`secure_delete`); `scrub`
  * truncates the WAL, which still holds older copies of those pages, for a batch of deletions.
  */
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('secure_delete = ON');
-  db.pragma('busy_timeout = 10000');
-  db.exec(SCHEMA);
+  configureEventDatabase(db);
+  const committer: AppendCommitter =
+    options.path === ':memory:' || options.appendThread === false
+      ? inThreadCommitter(db)
+      : workerThreadCommitter(options.path, () => inThreadCommitter(db));
 
   const maxBatch = options.maxBatch ?? 512;
   const appended = createAppendSignal(options.pollIntervalMs ?? null);
@@ -116,12 +98,6 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
   const selectStream = db.prepare<[string], { version: number; deleted: number; metadata: string }>(
     'SELECT version, deleted, metadata FROM streams WHERE stream = ?',
-  );
-  const insertEvent = db.prepare(
-    'INSERT INTO events (stream, version, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const upsertStreamVersion = db.prepare(
-    'INSERT INTO streams (stream, version) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET version = excluded.version',
   );
   const readForwards = db.prepare<[string, number, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?`,
@@ -159,84 +135,68 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const typesAfter = db.prepare<[number, number], { position: number; type: string }>(
     'SELECT position, type FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
-  let pending: PendingAppend[] = [];
+  const pending: PendingAppend[] = [];
   let flushScheduled = false;
+  let committing: Promise<void> | null = null;
   let closed = false;
 
-  function appendOne(item: PendingAppend, recordedAt: string): AppendResult {
-    const row = selectStream.get(item.stream);
-    if (row?.deleted) throw new StreamDeletedError(item.stream);
-    const current = row?.version ?? 0;
-    const expected = item.options.expectedVersion ?? 'any';
-    if (!expectedVersionHolds(expected, current))
-      throw new WrongExpectedVersionError(item.stream, expected, current);
-    if (item.events.length === 0) {
-      return { nextExpectedVersion: current, position: lastPositionOf(item.stream) };
-    }
-    let version = current;
-    let position = 0;
-    for (const event of item.events) {
-      version += 1;
-      const info = insertEvent.run(
-        item.stream,
-        version,
-        event.id ?? randomUUID(),
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-        recordedAt,
-      );
-      position = Number(info.lastInsertRowid);
-    }
-    upsertStreamVersion.run(item.stream, version);
-    return { nextExpectedVersion: version, position };
-  }
+  const serialize = (item: PendingAppend): SerializedAppend => ({
+    stream: item.stream,
+    expectedVersion: item.options.expectedVersion ?? 'any',
+    events: item.events.map((event) => ({
+      id: event.id ?? randomUUID(),
+      type: event.type,
+      data: JSON.stringify(event.data),
+      metadata: JSON.stringify(event.metadata),
+    })),
+  });
 
-  function lastPositionOf(stream: string): number {
-    const [last] = readBackwards.all(stream, Number.MAX_SAFE_INTEGER, 1);
-    return last?.position ?? 0;
-  }
-
-  // Each append runs as a nested transaction (a savepoint): its failure rolls back only itself.
-  const appendInSavepoint = db.transaction(appendOne);
-
-  const commitBatch = db.transaction((batch: PendingAppend[], recordedAt: string) =>
-    batch.map((item): { ok: true; result: AppendResult } | { ok: false; error: unknown } => {
-      try {
-        return { ok: true, result: appendInSavepoint(item, recordedAt) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    }),
-  );
-
+  /** Commits the appends waiting now (up to `maxBatch`); those that arrive meanwhile wait for the next. */
   function flush(): void {
     flushScheduled = false;
-    const batch = pending.slice(0, maxBatch);
-    pending = pending.slice(batch.length);
-    if (pending.length > 0) scheduleFlush();
-    if (batch.length === 0) return;
-    let outcomes: ReturnType<typeof commitBatch>;
-    try {
-      outcomes = commitBatch.immediate(batch, new Date().toISOString());
-    } catch (error) {
-      const failure = new EventStoreUnavailableError(`append failed: ${(error as Error).message}`, {
-        cause: error,
-      });
-      for (const item of batch) item.reject(failure);
+    if (committing || pending.length === 0) return;
+    const batch: PendingAppend[] = [];
+    const serialized: SerializedAppend[] = [];
+    for (const item of pending.splice(0, maxBatch)) {
+      try {
+        serialized.push(serialize(item));
+        batch.push(item);
+      } catch (error) {
+        // Data that cannot be written as JSON (a cycle, a BigInt) fails its append alone.
+        item.reject(error);
+      }
+    }
+    if (batch.length === 0) {
+      if (pending.length > 0) scheduleFlush();
       return;
     }
-    let anyAppended = false;
-    outcomes.forEach((outcome, index) => {
-      const item = batch[index]!;
-      if (outcome.ok) {
-        anyAppended ||= item.events.length > 0;
-        item.resolve(outcome.result);
-      } else {
-        item.reject(outcome.error);
-      }
-    });
-    if (anyAppended) appended.notify();
+    committing = committer
+      .commit(serialized, new Date().toISOString())
+      .then(
+        (outcomes) => {
+          let anyAppended = false;
+          outcomes.forEach((outcome, index) => {
+            const item = batch[index]!;
+            if (outcome.ok) {
+              anyAppended ||= item.events.length > 0;
+              item.resolve(outcome.result);
+            } else {
+              item.reject(appendError(outcome.failure));
+            }
+          });
+          if (anyAppended) appended.notify();
+        },
+        (error: unknown) => {
+          const failure = new EventStoreUnavailableError(`append failed: ${(error as Error).message}`, {
+            cause: error,
+          });
+          for (const item of batch) item.reject(failure);
+        },
+      )
+      .finally(() => {
+        committing = null;
+        if (pending.length > 0) scheduleFlush();
+      });
   }
 
   function scheduleFlush(): void {
@@ -458,10 +418,15 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
 
     async close() {
       if (closed) return;
-      while (pending.length > 0) flush();
       closed = true;
+      // What was appended before the close is committed first.
+      while (committing || pending.length > 0) {
+        if (committing) await committing;
+        else flush();
+      }
       stopExternal?.();
       subscriptions.closeAll();
+      await committer.close();
       db.close();
     },
   };

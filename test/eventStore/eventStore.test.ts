@@ -25,6 +25,18 @@ eventStoreContract('sqlite', async () => {
   };
 });
 
+eventStoreContract('sqlite, committing on the caller thread', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'archivist-es-'));
+  const store = createSqliteEventStore({ path: join(dir, 'events.db'), appendThread: false });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
 describe('WrongExpectedVersionError', () => {
   it('is recognised by instanceof when thrown by another copy of its module', async () => {
     // A query string makes the loader evaluate the module a second time: its own class object.
