@@ -6,7 +6,7 @@ import type { ParsedDocument } from '../model.js';
 import { createDocumentBuilder, type DocumentBuilder, type FoundImage } from './documentBuilder.js';
 import { readFrontMatter } from './frontMatter.js';
 import { assertHtmlDepth } from './htmlDepth.js';
-import { parseHtmlDocument } from './htmlDom.js';
+import { parseLightHtmlDocument } from './htmlLightDom.js';
 import { walkHtml } from './htmlWalk.js';
 import { imageFromSource } from './images.js';
 import { markdownParser } from './markdownParser.js';
@@ -197,13 +197,17 @@ function imageFromTag(tag: string): FoundImage {
 // so that what a browser ends early (`<!-->`, `<!--->`, `--!>`) is still read as HTML.
 const ONLY_COMMENTS = /^\s*(?:<!--(?!-?>)(?:(?!--!>)[^])*?-->\s*)+$/;
 
-/** Raw HTML inside Markdown (a centred logo, a `<table>`, `<details>`) is read as HTML. */
+/**
+ * Raw HTML inside Markdown (a centred logo, a `<table>`, `<details>`) is read as HTML, through the
+ * light DOM that HTML pages are walked in (linkedom's costs ~7× more to build and Readability, which
+ * needs it, has no part here).
+ */
 function readHtmlBlock(html: string, builder: DocumentBuilder, ctx: ParseContext): void {
   if (ONLY_COMMENTS.test(html)) return;
   assertHtmlDepth(html, ctx.limits.maxNestingDepth, ctx.fileName);
-  let document: ReturnType<typeof parseHtmlDocument>;
+  let document: ReturnType<typeof parseLightHtmlDocument>;
   try {
-    document = parseHtmlDocument(`<!doctype html><html><body>${html}</body></html>`);
+    document = parseLightHtmlDocument(`<!doctype html><html><body>${html}</body></html>`);
   } catch {
     builder.warn('an HTML block could not be read and was skipped');
     return;
