@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VectorIndex, VectorRecord } from './vectorIndex.js';
 import { VectorIndexError } from './vectorIndex.js';
@@ -112,11 +113,29 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
   let committed: { checkpoint: string; bytes: number } | null = null;
   let durableTimer: NodeJS.Timeout | null = null;
   let lastDurableAt = 0;
+  /** A background `makeDurable` under way, and whether a commit came in meanwhile. */
+  let durableRun: Promise<void> | null = null;
+  let committedDuringRun = false;
+  let durableError: string | null = null;
+
+  // Named by process: API processes sharing DATA_DIR each keep an index of their own in memory
+  // and write its checkpoint here; a shared name let one rename the other's file away.
+  const temporarySidecar = `${sidecarPath}.${process.pid}.partial`;
+  const sidecarOf = (checkpoint: string, bytes: number): Sidecar => ({
+    checkpoint,
+    bytes,
+    dimensions,
+    generation,
+  });
+  const compactionDue = (): boolean => log.size > 4 * slab.size * (dimensions * 4 + 64) + 1_048_576;
+
   /**
-   * Syncs the log and records the latest commit's checkpoint beside it. Commits come after every
-   * projection batch, and their two fsyncs on the main thread were the largest item of a profile
-   * of small-file ingestion; they are grouped: at most one durable commit a second. Vectors are
-   * derived data: a crash loses at most that second, replayed from the checkpoint before it.
+   * Syncs the log and records the latest commit's checkpoint beside it, on this thread: at close,
+   * and when the log is due for compaction. Commits come after every projection batch, and their
+   * two fsyncs on the main thread were the largest item of a profile of small-file ingestion; they
+   * are grouped (at most one durable commit a second) and otherwise made in the background (see
+   * `makeDurableSoon`). Vectors are derived data: a crash loses at most that second, replayed from
+   * the checkpoint before it.
    */
   function makeDurable(): void {
     if (durableTimer) clearTimeout(durableTimer);
@@ -127,32 +146,72 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     let bytes = committed.bytes;
     // A log mostly made of overwritten and deleted records is rewritten with the live ones (writes
     // after the checkpoint included: replaying from it converges, every write being idempotent).
-    const live = slab.size * (dimensions * 4 + 64);
-    if (log.size > 4 * live + 1_048_576) {
+    if (compactionDue()) {
       log.rewrite([...slab.entries()].map((entry) => ({ op: 'upsert' as const, ...entry })));
       bytes = log.size;
       // Offsets of the old log mean nothing in the new one: a saved graph no longer matches it.
       generation += 1;
     }
-    // Named by process: API processes sharing DATA_DIR each keep an index of their own in memory
-    // and write its checkpoint here; a shared name let one rename the other's file away.
-    const temporary = `${sidecarPath}.${process.pid}.partial`;
-    const saved: Sidecar = { checkpoint: committed.checkpoint, bytes, dimensions, generation };
-    writeFileSync(temporary, JSON.stringify(saved), { flush: true });
-    renameSync(temporary, sidecarPath);
+    writeFileSync(temporarySidecar, JSON.stringify(sidecarOf(committed.checkpoint, bytes)), { flush: true });
+    renameSync(temporarySidecar, sidecarPath);
     sidecar.checkpoint = committed.checkpoint;
     sidecar.bytes = bytes;
   }
 
-  /** The timer's turn: a failure is reported by health (and retried by the next commit), not thrown. */
-  let durableError: string | null = null;
-  function makeDurableLater(): void {
-    try {
-      makeDurable();
-      durableError = null;
-    } catch (error) {
-      durableError = (error as Error).message;
+  /**
+   * `makeDurable` without blocking the thread: the fsyncs run on libuv's pool (each took up to tens
+   * of milliseconds on a busy disk, and every request waited behind them). One at a time; a commit
+   * that arrives meanwhile is made durable after it. A failure is reported by health (and retried by
+   * the next commit), not thrown.
+   */
+  function makeDurableSoon(): void {
+    if (durableTimer) clearTimeout(durableTimer);
+    durableTimer = null;
+    if (!committed || closedLog) return;
+    if (durableRun) {
+      committedDuringRun = true;
+      return;
     }
+    if (compactionDue()) {
+      try {
+        makeDurable();
+        durableError = null;
+      } catch (error) {
+        durableError = (error as Error).message;
+      }
+      return;
+    }
+    const target = committed;
+    lastDurableAt = Date.now();
+    durableRun = (async () => {
+      await log.syncInBackground();
+      const saved = sidecarOf(target.checkpoint, target.bytes);
+      await writeFile(temporarySidecar, JSON.stringify(saved), { flush: true });
+      await rename(temporarySidecar, sidecarPath);
+      sidecar.checkpoint = saved.checkpoint;
+      sidecar.bytes = saved.bytes;
+    })()
+      .then(
+        () => {
+          durableError = null;
+        },
+        (error: unknown) => {
+          durableError = (error as Error).message;
+        },
+      )
+      .finally(() => {
+        durableRun = null;
+        if (committedDuringRun && !closedLog) {
+          committedDuringRun = false;
+          scheduleDurable();
+        }
+      });
+  }
+
+  function scheduleDurable(): void {
+    const due = lastDurableAt + DURABLE_EVERY_MS - Date.now();
+    if (due <= 0) makeDurableSoon();
+    else durableTimer ??= setTimeout(makeDurableSoon, due).unref();
   }
 
   return {
@@ -208,15 +267,14 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     async commit(checkpoint) {
       check();
       committed = { checkpoint, bytes: log.size };
-      const due = lastDurableAt + DURABLE_EVERY_MS - Date.now();
-      if (due <= 0) makeDurable();
-      else durableTimer ??= setTimeout(makeDurableLater, due).unref();
+      scheduleDurable();
     },
     async checkpoint() {
       return committed?.checkpoint ?? sidecar.checkpoint;
     },
     async drop() {
       if (durableTimer) clearTimeout(durableTimer);
+      await durableRun;
       if (!closedLog) log.close();
       closed = true;
       closedLog = true;
@@ -236,6 +294,7 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
     async close() {
       if (closed) return;
       closed = true;
+      await durableRun;
       makeDurable();
       closedLog = true;
       await graphs.close();

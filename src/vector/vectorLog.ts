@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fsync,
   fsyncSync,
   openSync,
   readSync,
@@ -135,6 +136,10 @@ export function openLogWriter(path: string, dimensions: number, validBytes: numb
     },
     sync(): void {
       fsyncSync(fd);
+    },
+    /** `sync` on libuv's thread pool. The caller must not close or rewrite the log until it ends. */
+    syncInBackground(): Promise<void> {
+      return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
     },
     /** Replaces the log with just these entries (the live records): the file stops growing with churn. */
     rewrite(entries: readonly LogEntry[]): void {
