@@ -95,6 +95,8 @@ export function workerThreadCommitter(path: string, fallback: () => AppendCommit
       worker = null;
       if (!thread) return;
       const exited = new Promise((resolve) => thread.once('exit', resolve));
+      // Kept alive until it has closed its connection: unreferenced, the process could end first.
+      thread.ref();
       thread.postMessage({ type: 'close' } satisfies AppendWorkerRequest);
       await exited;
     },

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,5 +65,15 @@ describe("SQLite event store's writer thread", () => {
     const reopened = createSqliteEventStore({ path });
     expect((await reopened.readStream('s')).length).to.equal(20);
     await reopened.close();
+  });
+
+  it('lets a process that appended and closed the store end by itself (exit code 0)', () => {
+    const fixture = join(import.meta.dirname, 'fixtures', 'appendAndClose.ts');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fixture, join(dir, 'events.db')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(child.stdout).to.equal('appended 1\nclosed\n');
+    expect(child.status).to.equal(0);
   });
 });
