@@ -16,5 +16,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 VOLUME ["/data"]
 EXPOSE 8000
-ENTRYPOINT ["node", "dist/src/cli/main.js"]
+# V8's background threads sized to the cores (cores - 1), not Node's fixed 4: on 2 cores the four
+# competed with the request and parse threads for 14 % more CPU (docs/benchmarks.md).
+ENTRYPOINT ["node", "--v8-pool-size=0", "dist/src/cli/main.js"]
 CMD ["serve"]

@@ -13,13 +13,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteEventStore } from '../src/eventStore/sqliteEventStore.js';
-import { build, machine, median, report, taskLifecycle } from './support.js';
+import {
+  build,
+  COMPILED_CLI,
+  machine,
+  median,
+  report,
+  START_NODE_OPTIONS,
+  taskLifecycle,
+} from './support.js';
 
 const TOTAL = 1_000_000;
 const TASKS = 10_000;
 const PORT = 18_700 + Math.floor(Math.random() * 200);
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
-const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
+const cli = COMPILED_CLI;
 const RUNS = 5;
 
 console.log(`machine: ${machine()}`);
@@ -92,7 +100,7 @@ async function startOnce(
   folder = dataDir,
 ): Promise<{ ms: number; phases: Phases | null; stop: () => Promise<void> }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  const child = spawn(process.execPath, [...START_NODE_OPTIONS, cli, 'serve'], {
     env: { ...process.env, DATA_DIR: folder, PORT: String(PORT), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -44,6 +44,18 @@ export function build(): void {
 /** The compiled CLI (`npm run build` first). */
 export const COMPILED_CLI = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
 
+/**
+ * The Node options `npm start` gives the server (package.json's start script), so that benchmarks
+ * measure the process users run.
+ */
+export const START_NODE_OPTIONS: string[] = (() => {
+  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = (manifest.scripts['start'] ?? '').split(/\s+/);
+  return words.slice(1, words.indexOf('dist/src/cli/main.js')).filter((word) => word.startsWith('--'));
+})();
+
 /** Runs `archivist …args` on `dataDir`, as an administrator would: its output, or an error with its stderr. */
 export function archivistCli(dataDir: string): (...args: string[]) => string {
   return (...args) => {
@@ -64,8 +76,7 @@ export async function serveCompiled(
   port: number,
   env: Record<string, string>,
 ): Promise<{ process: ChildProcess; stop(): Promise<void> }> {
-  const cli = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
-  const server = spawn(process.execPath, [cli, 'serve'], {
+  const server = spawn(process.execPath, [...START_NODE_OPTIONS, COMPILED_CLI, 'serve'], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: 'ignore',
   });

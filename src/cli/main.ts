@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --v8-pool-size=0
 import { parseArgs } from 'node:util';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config.js';
 import { hostname } from 'node:os';
