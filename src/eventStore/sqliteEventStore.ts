@@ -16,6 +16,7 @@ import type {
   StreamInfo,
 } from './eventStore.js';
 import { EventStoreUnavailableError, matchesFilter } from './eventStore.js';
+import { createAppendJournal } from './appendJournal.js';
 import { appendError, configureEventDatabase, type SerializedAppend } from './sqliteAppends.js';
 import { inThreadCommitter, workerThreadCommitter, type AppendCommitter } from './sqliteAppendThread.js';
 import {
@@ -135,6 +136,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   const typesAfter = db.prepare<[number, number], { position: number; type: string }>(
     'SELECT position, type FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
+  const journal = createAppendJournal();
   const pending: PendingAppend[] = [];
   let flushScheduled = false;
   let committing: Promise<void> | null = null;
@@ -179,6 +181,9 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
             const item = batch[index]!;
             if (outcome.ok) {
               anyAppended ||= item.events.length > 0;
+              // An append's events take consecutive positions, ending at the one it reports.
+              const first = outcome.result.position - item.events.length + 1;
+              item.events.forEach((event, i) => journal.record(first + i, event.type, item.stream));
               item.resolve(outcome.result);
             } else {
               item.reject(appendError(outcome.failure));
@@ -257,7 +262,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
    * than `maxCount` match, the checkpoint is the head of the log as of the same snapshot. Stream
    * prefixes are applied to what was read.
    */
-  const readFiltered = db.transaction(
+  const readFilteredFromLog = db.transaction(
     (position: number, maxCount: number, filter: EventFilter | undefined): AllBatch => {
       const types = filter?.eventTypes ? [...new Set(filter.eventTypes)] : null;
       if (!types)
@@ -277,6 +282,15 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       };
     },
   );
+
+  /** A filtered read, skipped when the journal shows that nothing after `position` matches. */
+  function readFiltered(position: number, maxCount: number, filter: EventFilter | undefined): AllBatch {
+    if (filter?.eventTypes && filter.eventTypes.length > 0) {
+      const skipped = journal.skipTo(position, filter);
+      if (skipped !== null) return { events: [], checkpoint: skipped };
+    }
+    return readFilteredFromLog(position, maxCount, filter);
+  }
 
   /** The newest position among events of these types: one index seek per type. */
   function headOfTypes(types: readonly string[]): number {
