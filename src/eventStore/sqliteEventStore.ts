@@ -79,9 +79,11 @@ const NEAR_HEAD = 64;
  * connection (see `sqliteAppendWorker.ts`): a fsync took 0.1–2 ms here, several per upload, and
  * they blocked the thread that serves requests. Appends waiting at the same moment, or while a
  * commit is under way, share the next transaction and fsync (group commit); each runs in its own
- * savepoint so a version conflict fails that append alone. Reads filtered by event type use an index on the type, so a subscriber
- * of rare events does not scan the others. Deleted content is zeroed (`secure_delete`); `scrub`
- * truncates the WAL, which still holds older copies of those pages, for a batch of deletions.
+ * savepoint so a version conflict fails that append alone. Reads filtered by event type use an
+ * index on the type, so a subscriber of rare events does not scan the others, and skip the log
+ * when this process's own latest appends show nothing for them (`appendJournal.ts`). Deleted
+ * content is zeroed (`secure_delete`); `scrub` truncates the WAL, which still holds older copies of
+ * those pages, for a batch of deletions.
  */
 export function createSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
