@@ -1,12 +1,8 @@
 import type Database from 'better-sqlite3';
-import { startWorker } from '../parsing/worker/workerThread.js';
+import { startWorker, workerEntry } from '../workerThreads.js';
 import { createAppendCommitter, type AppendOutcome, type SerializedAppend } from './sqliteAppends.js';
 
-const runningFromSources = import.meta.url.endsWith('.ts');
-const APPEND_WORKER_URL = new URL(
-  runningFromSources ? './sqliteAppendWorker.ts' : './sqliteAppendWorker.js',
-  import.meta.url,
-);
+const APPEND_WORKER_URL = workerEntry('sqliteAppendWorker', import.meta.url);
 
 export type AppendWorkerRequest =
   { type: 'commit'; id: number; batch: SerializedAppend[]; recordedAt: string } | { type: 'close' };

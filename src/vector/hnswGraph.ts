@@ -1,14 +1,10 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Usearch from 'usearch';
-import { startWorker } from '../parsing/worker/workerThread.js';
+import { startWorker, workerEntry } from '../workerThreads.js';
 import { fileDigest } from './fileDigest.js';
 
-const runningFromSources = import.meta.url.endsWith('.ts');
-const BUILD_WORKER_URL = new URL(
-  runningFromSources ? './hnswBuildWorker.ts' : './hnswBuildWorker.js',
-  import.meta.url,
-);
+const BUILD_WORKER_URL = workerEntry('hnswBuildWorker', import.meta.url);
 
 /** Graph parameters: usearch's defaults for connectivity, a wider beam for better recall. */
 export const GRAPH_SETTINGS = { connectivity: 16, expansionAdd: 128, expansionSearch: 256 } as const;

@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../parsing/worker/workerThread.js';
+import { startWorker, workerEntry } from '../workerThreads.js';
 import type { ScanReply, ScanRequest } from './scanProtocol.js';
 
-const runningFromSources = import.meta.url.endsWith('.ts');
-const SCAN_WORKER_URL = new URL(runningFromSources ? './scanWorker.ts' : './scanWorker.js', import.meta.url);
+const SCAN_WORKER_URL = workerEntry('scanWorker', import.meta.url);
 
 /**
  * What a slab sends its copy in the scan threads: all of it (`whole` gives the int8 copies of slots

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { ParseError } from '../errors.js';
 import type { ParseJob, ParseJobEvent } from '../job.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
-import { startWorker } from './workerThread.js';
+import { startWorker } from '../../workerThreads.js';
 
 export interface WorkerSlotsOptions {
   size: number;
