@@ -13,8 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ExcelJS from 'exceljs';
-import { releaseTables } from './releaseTables.js';
+import { releaseWorkbook } from './releaseTables.js';
 
 const OUT = new URL('../../test/corpus/real/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'corpus-office-'));
@@ -87,21 +86,9 @@ ${body}
 }
 
 async function releasesWorkbook(): Promise<string> {
-  const book = new ExcelJS.Workbook();
-  for (const { name, rows } of releaseTables(OUT)) {
-    const sheet = book.addWorksheet(name);
-    // A title row merged across the table's width, as hand-made sheets often have.
-    sheet.addRow([`${name} releases`]);
-    sheet.mergeCells(1, 1, 1, 4);
-    for (const row of rows) sheet.addRow(row);
-    sheet.getRow(2).font = { bold: true };
-    // A formatted but empty row far below the data.
-    sheet.getRow(rows.length + 40).getCell(3).fill = {
-      type: 'pattern',
-      pattern: 'solid',
-      fgColor: { argb: 'FFFFFF00' },
-    };
-  }
+  // A title row merged across the table's width, as hand-made sheets often have, and a formatted
+  // but empty cell far below the data.
+  const book = releaseWorkbook(OUT, { titleRow: true, emptyCell: { rowsBelow: 40, column: 3 } });
   const file = join(work, 'distro-releases-merged.xlsx');
   await book.xlsx.writeFile(file);
   return file;

@@ -7,8 +7,7 @@
  * `<id>.reference.txt`; origins go to manifest.tsv.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import ExcelJS from 'exceljs';
-import { releaseTables } from './releaseTables.js';
+import { releaseWorkbook } from './releaseTables.js';
 import { parseHtmlDocument, toArray } from '../../src/parsing/text/htmlDom.js';
 import sharp from 'sharp';
 
@@ -252,18 +251,8 @@ async function renderScan(scan: Scan): Promise<string> {
 }
 
 async function workbook(): Promise<string> {
-  const book = new ExcelJS.Workbook();
-  for (const { name, rows } of releaseTables(OUT)) {
-    const sheet = book.addWorksheet(name);
-    for (const row of rows) sheet.addRow(row);
-    sheet.getRow(1).font = { bold: true };
-    // A formatted but empty row below the data, as spreadsheets often carry.
-    sheet.getRow(rows.length + 5).getCell(1).fill = {
-      type: 'pattern',
-      pattern: 'solid',
-      fgColor: { argb: 'FFFFFF00' },
-    };
-  }
+  // A formatted but empty row below the data, as spreadsheets often carry.
+  const book = releaseWorkbook(OUT, { titleRow: false, emptyCell: { rowsBelow: 5, column: 1 } });
   const file = 'xlsx-distro-releases.xlsx';
   await book.xlsx.writeFile(`${OUT}${file}`);
   return file;
