@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { configureEventDatabase, type SerializedAppend } from '../../src/eventStore/sqliteAppends.js';
 import { inThreadCommitter, workerThreadCommitter } from '../../src/eventStore/sqliteAppendThread.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
+import { expectRejection } from '../support/expectRejection.js';
 
 const metadata = { now: '2026-11-27T04:00:00.000Z', actorId: 'tester', correlationId: 'corr' };
 const append = (stream: string, n: number): SerializedAppend => ({
@@ -42,12 +43,11 @@ describe("SQLite event store's writer thread", () => {
     const fallbackDb = new Database(':memory:');
     configureEventDatabase(fallbackDb);
     const committer = workerThreadCommitter(dir, () => inThreadCommitter(fallbackDb));
-    try {
-      await committer.commit([append('s', 1)], '2026-11-27T04:00:00.000Z');
-      expect.fail('the commit did not fail');
-    } catch (error) {
-      expect((error as Error).message).to.match(/writer thread failed: .*(SQLITE_CANTOPEN|unable to open)/);
-    }
+    const failure = await expectRejection(
+      committer.commit([append('s', 1)], '2026-11-27T04:00:00.000Z'),
+      Error,
+    );
+    expect(failure.message).to.match(/writer thread failed: .*(SQLITE_CANTOPEN|unable to open)/);
     const [outcome] = await committer.commit([append('s', 2)], '2026-11-27T04:00:00.000Z');
     expect(outcome).to.deep.equal({ ok: true, result: { nextExpectedVersion: 1, position: 1 } });
     await committer.close();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { BlobMissingError, createFileBlobStore } from '../../src/knowledge/blobStore.js';
+import { expectRejection } from '../support/expectRejection.js';
 
 describe('file blob store (uploads waiting for their ingestion job)', () => {
   let dir: string;
@@ -25,23 +26,11 @@ describe('file blob store (uploads waiting for their ingestion job)', () => {
     await blobs.delete(name);
     await blobs.delete(name);
     expect(readdirSync(join(dir, 'blobs'))).to.deep.equal([]);
-    try {
-      await blobs.get(name);
-      expect.fail('a deleted blob was read');
-    } catch (error) {
-      expect(error).to.be.instanceOf(BlobMissingError);
-    }
+    await expectRejection(blobs.get(name), BlobMissingError);
   });
 
   it('refuses names that are not its own (no path outside its folder)', async () => {
     const blobs = createFileBlobStore(join(dir, 'blobs'));
-    for (const name of ['../secret', 'a/b', '']) {
-      try {
-        await blobs.get(name);
-        expect.fail(`read ${name}`);
-      } catch (error) {
-        expect(error).to.be.instanceOf(BlobMissingError);
-      }
-    }
+    for (const name of ['../secret', 'a/b', '']) await expectRejection(blobs.get(name), BlobMissingError);
   });
 });
