@@ -7,8 +7,7 @@ const APPEND_WORKER_URL = workerEntry('sqliteAppendWorker', import.meta.url);
 export type AppendWorkerRequest =
   { type: 'commit'; id: number; batch: SerializedAppend[]; recordedAt: string } | { type: 'close' };
 
-export type AppendWorkerReply =
-  { id: number; ready: true } | { id: number; outcomes: AppendOutcome[] } | { id: number; failure: string };
+export type AppendWorkerReply = { id: number; outcomes: AppendOutcome[] } | { id: number; failure: string };
 
 /** Commits groups of appends somewhere; one group at a time (the store waits for each). */
 export interface AppendCommitter {
@@ -49,7 +48,6 @@ export function workerThreadCommitter(path: string, fallback: () => AppendCommit
     if (worker) return worker;
     const thread = startWorker(APPEND_WORKER_URL, { workerData: { path } });
     thread.on('message', (reply: AppendWorkerReply) => {
-      if ('ready' in reply) return;
       const caller = waiting.get(reply.id);
       if (!caller) return;
       waiting.delete(reply.id);

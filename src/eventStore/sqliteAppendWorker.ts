@@ -27,4 +27,3 @@ port.on('message', (request: AppendWorkerRequest) => {
   }
   port.postMessage(reply);
 });
-port.postMessage({ id: 0, ready: true } satisfies AppendWorkerReply);
