@@ -24,22 +24,32 @@ interface Input {
 const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env['INGEST_RUNS'] ?? 3);
 
-function readmes(limitBytes: number): Input[] {
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Documents npm installed under node_modules whose name and size `accept`, in path order, each
+ * content once and none of `skip`'s, up to `limitBytes` in all.
+ */
+function registryDocuments(
+  accept: (name: string, size: number) => boolean,
+  limitBytes: number,
+  skip: readonly Input[] = [],
+): Input[] {
   const found: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name === 'README.md' && statSync(path).size > 2_048) found.push(path);
+      else if (accept(entry.name, statSync(path).size)) found.push(path);
     }
   };
   walk(join(root, 'node_modules'));
-  const seen = new Set<string>();
+  const seen = new Set(skip.map((input) => sha256(input.bytes)));
   const inputs: Input[] = [];
   let total = 0;
   for (const path of found.sort()) {
     const bytes = readFileSync(path);
-    const hash = createHash('sha256').update(bytes).digest('hex');
+    const hash = sha256(bytes);
     if (seen.has(hash) || total + bytes.length > limitBytes) continue;
     seen.add(hash);
     total += bytes.length;
@@ -47,6 +57,9 @@ function readmes(limitBytes: number): Input[] {
   }
   return inputs;
 }
+
+const readmes = (limitBytes: number): Input[] =>
+  registryDocuments((name, size) => name === 'README.md' && size > 2_048, limitBytes);
 
 /**
  * Other real documents from the same registry (Markdown that is not a README, the few HTML pages
@@ -56,30 +69,11 @@ function readmes(limitBytes: number): Input[] {
  * 0.77, 1.81, 1.93, 1.96, 2.41 MB per CPU-second).
  */
 function warmUpInputs(measured: readonly Input[]): Input[] {
-  const taken = new Set(measured.map((input) => createHash('sha256').update(input.bytes).digest('hex')));
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.(md|html)$/.test(entry.name) && entry.name !== 'README.md') {
-        const size = statSync(path).size;
-        if (size > 4_096 && size < 600_000) found.push(path);
-      }
-    }
-  };
-  walk(join(root, 'node_modules'));
-  const inputs: Input[] = [];
-  let total = 0;
-  for (const path of found.sort()) {
-    const bytes = readFileSync(path);
-    const hash = createHash('sha256').update(bytes).digest('hex');
-    if (taken.has(hash) || total > 5_000_000) continue;
-    taken.add(hash);
-    total += bytes.length;
-    inputs.push({ name: `warm__${relative(join(root, 'node_modules'), path).replaceAll('/', '__')}`, bytes });
-  }
-  return inputs;
+  return registryDocuments(
+    (name, size) => /\.(md|html)$/.test(name) && name !== 'README.md' && size > 4_096 && size < 600_000,
+    5_000_000,
+    measured,
+  ).map((input) => ({ ...input, name: `warm__${input.name}` }));
 }
 
 function handbook(): Input[] {
@@ -103,6 +97,7 @@ async function post(port: number, path: string, input: Input): Promise<Record<st
 /** One fresh server per run: wall seconds and server CPU-seconds to ingest (or parse) every input. */
 async function measure(
   inputs: Input[],
+  warmUp: readonly Input[],
   path: '/upload' | '/parse',
   env: Record<string, string>,
 ): Promise<{ wall: number; cpu: number; chunks: number }> {
@@ -111,7 +106,7 @@ async function measure(
   const server = await serveCompiled(port, { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
   try {
     // Steady state, not start-up: warm the code paths outside the measurement.
-    await mapLimit(warmUpInputs(inputs), 2, (input) => post(port, path, input));
+    await mapLimit(warmUp, 2, (input) => post(port, path, input));
     const pid = server.process.pid!;
     const cpuBefore = cpuSeconds(pid);
     const started = performance.now();
@@ -136,8 +131,9 @@ async function scenario(label: string, inputs: Input[], path: '/upload' | '/pars
   const walls: number[] = [];
   const cpus: number[] = [];
   let chunks = 0;
+  const warmUp = warmUpInputs(inputs);
   for (let run = 0; run < runs; run += 1) {
-    const result = await measure(inputs, path, env);
+    const result = await measure(inputs, warmUp, path, env);
     walls.push(result.wall);
     cpus.push(result.cpu);
     chunks = result.chunks;
