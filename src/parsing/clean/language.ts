@@ -9,8 +9,9 @@
  * eld's answers come from eldScorer.ts, which computes them as eld does, only faster.
  */
 import type { ParsedDocument } from '../model.js';
-import { LETTER, MARK, bmpClass, classAt, codePointWidth } from './charClass.js';
+import { LETTER, bmpClass, classAt, codePointWidth } from './charClass.js';
 import { eldReliableLanguage } from './eldScorer.js';
+import { letterRunEnd } from './words.js';
 
 const MIN_WORDS = 3;
 const MIN_LETTERS = 12;
@@ -123,14 +124,9 @@ const buffer: Tokens = {
   ends: new Int32Array(1024),
 };
 
-// ASCII letters; the same plus ' and - (the ASCII a word may go on with).
+// ASCII letters: the only ASCII a word starts with.
 const ASCII_LETTER = new Uint8Array(0x80);
-const ASCII_BODY = new Uint8Array(0x80);
-for (let unit = 0; unit < 0x80; unit += 1) {
-  const letter = bmpClass(unit) === LETTER;
-  ASCII_LETTER[unit] = letter ? 1 : 0;
-  ASCII_BODY[unit] = letter || unit === 0x27 || unit === 0x2d ? 1 : 0;
-}
+for (let unit = 0; unit < 0x80; unit += 1) ASCII_LETTER[unit] = bmpClass(unit) === LETTER ? 1 : 0;
 
 /** The first `limit` words of the parts (all with `Infinity`). */
 function letterWords(parts: readonly string[], limit: number): Tokens {
@@ -158,23 +154,7 @@ function scanPart(text: string, part: number, limit: number, tokens: Tokens): vo
       continue;
     }
     const start = i;
-    i += surrogate ? codePointWidth(text, i) : 1;
-    while (i < length) {
-      const next = text.charCodeAt(i);
-      if (next < 0x80) {
-        if (ASCII_BODY[next] === 0) break;
-        i += 1;
-        continue;
-      }
-      if (next === 0x2019) {
-        i += 1;
-        continue;
-      }
-      const pair = next >= 0xd800 && next <= 0xdfff;
-      const kind = pair ? classAt(text, i) : bmpClass(next);
-      if (kind !== LETTER && kind !== MARK) break;
-      i += pair ? codePointWidth(text, i) : 1;
-    }
+    i = letterRunEnd(text, i + (surrogate ? codePointWidth(text, i) : 1), false);
     if (tokens.count === tokens.starts.length) grow(tokens);
     tokens.parts[tokens.count] = part;
     tokens.starts[tokens.count] = start;

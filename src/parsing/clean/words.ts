@@ -83,10 +83,12 @@ export function splitByWords(text: string, size: number): string[] {
 // ASCII letters and digits; the same plus ' and - (the ASCII of a letter-led word's body).
 const ASCII_START = new Uint8Array(0x80);
 const ASCII_LETTER_BODY = new Uint8Array(0x80);
+const ASCII_LETTER_BODY_NO_DIGITS = new Uint8Array(0x80);
 for (let unit = 0; unit < 0x80; unit += 1) {
   const kind = bmpClass(unit);
   ASCII_START[unit] = kind === LETTER || kind === NUMBER ? 1 : 0;
   ASCII_LETTER_BODY[unit] = isWordBody(kind) || unit === 0x27 || unit === 0x2d ? 1 : 0;
+  ASCII_LETTER_BODY_NO_DIGITS[unit] = kind === LETTER || unit === 0x27 || unit === 0x2d ? 1 : 0;
 }
 
 // Start of the word `nextWord` found last: a second result without allocating a pair per word.
@@ -124,12 +126,21 @@ function nextWord(text: string, from: number): number {
 
 /** `[\p{L}\p{M}\p{N}'’-]*` from `i`. */
 function letterWordEnd(text: string, from: number): number {
+  return letterRunEnd(text, from, true);
+}
+
+/**
+ * Where the rest of a word that began with a letter ends: `[\p{L}\p{M}\p{N}'’-]*` from `from`, or
+ * `[\p{L}\p{M}'’-]*` without `withDigits` (the words language detection reads).
+ */
+export function letterRunEnd(text: string, from: number, withDigits: boolean): number {
+  const asciiBody = withDigits ? ASCII_LETTER_BODY : ASCII_LETTER_BODY_NO_DIGITS;
   const length = text.length;
   let i = from;
   while (i < length) {
     const unit = text.charCodeAt(i);
     if (unit < 0x80) {
-      if (ASCII_LETTER_BODY[unit] === 0) break;
+      if (asciiBody[unit] === 0) break;
       i += 1;
       continue;
     }
@@ -139,7 +150,7 @@ function letterWordEnd(text: string, from: number): number {
     }
     const surrogate = unit >= 0xd800 && unit <= 0xdfff;
     const kind = surrogate ? classAt(text, i) : bmpClass(unit);
-    if (!isWordBody(kind)) break;
+    if (!(kind === LETTER || kind === MARK || (withDigits && kind === NUMBER))) break;
     i += surrogate ? codePointWidth(text, i) : 1;
   }
   return i;
