@@ -185,7 +185,14 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
         // that already exist, which is every start after the first.
         for (const key of keys) await collection.createIndex({ [key]: 1 });
         const stored: StoredSpec = { _id: spec.name, indexes, textFields, textIndex };
-        await specCollection().replaceOne({ _id: spec.name }, stored, { upsert: true });
+        const record = () => specCollection().replaceOne({ _id: spec.name }, stored, { upsert: true });
+        // Processes starting together declare the same collections at once. An upsert that loses
+        // the race to insert fails with a duplicate key where the server does not retry it (FerretDB;
+        // MongoDB retries it itself): the document exists now, so the second try replaces it.
+        await record().catch((error: unknown) => {
+          if (error instanceof MongoServerError && error.code === 11000) return record();
+          throw error;
+        });
         specs.set(spec.name, { spec: stored, at: Date.now() });
       });
     },

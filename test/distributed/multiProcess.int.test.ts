@@ -78,7 +78,9 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
       };
       child.stdout!.on('data', collect);
       child.stderr!.on('data', collect);
-      child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+      child.once('close', (code) =>
+        reject(new Error(`${name} exited with ${code} before it was ready:\n${log.join('\n')}`)),
+      );
     });
     const started = { name, child, url: role === 'api' ? url : null, log };
     roles.push(started);

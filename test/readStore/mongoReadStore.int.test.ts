@@ -175,6 +175,24 @@ describe('MongoDB read store', function () {
       await store.dropCollection('arabic');
     });
 
+    it('is declared by several processes at once: each start succeeds, and they agree on the collection', async () => {
+      // As when two projector processes start together: each store instance stands for one process.
+      const stores = Array.from({ length: 6 }, () => open());
+      const outcomes = await Promise.allSettled(
+        stores.map((store) =>
+          store.ensureCollection({ name: 'raced', indexes: ['n'], textFields: ['text'] }),
+        ),
+      );
+      expect(
+        outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String(outcome.reason)),
+      ).to.deep.equal([]);
+      await stores[0]!.write([
+        { op: 'upsert', collection: 'raced', doc: { id: 'r1', n: 1, text: 'raced start' } },
+      ]);
+      expect((await stores[5]!.search('raced', 'start')).map((hit) => hit.doc.id)).to.deep.equal(['r1']);
+      await stores[0]!.dropCollection('raced');
+    });
+
     it('is known to another store instance that did not declare the collection', async () => {
       const writer = open();
       await writer.ensureCollection({ name: 'shared_text', textFields: ['text'] });

@@ -91,6 +91,19 @@ describe('Milvus vector index', function () {
     await writer.drop();
   });
 
+  it('opens a new collection from several processes at once: the ones that lose the race to create it use it', async () => {
+    const name = `${prefix}_raced`;
+    const indexes = Array.from({ length: 4 }, () => open(milvus!.url, name, 4));
+    const counts = await Promise.allSettled(indexes.map((index) => index.count()));
+    expect(
+      counts.map((count) => (count.status === 'fulfilled' ? count.value : String(count.reason))),
+    ).to.deep.equal([0, 0, 0, 0]);
+    await indexes[0]!.upsert([{ id: 'a:1', docId: 'a', vector: unitVector(1, 4) }]);
+    expect(await indexes[3]!.count()).to.equal(1);
+    await indexes[0]!.drop();
+    await Promise.all(indexes.map((index) => index.close()));
+  });
+
   it('refuses a collection of the same name that is not one of ours', async () => {
     const name = `${prefix}_foreign`;
     const { MilvusClient } = await import('@zilliz/milvus2-sdk-node');
