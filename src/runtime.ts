@@ -227,7 +227,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     // its warm footprint (a 54-page PDF 27 MB, a 200-page PDF 39 MB, a 50-page DOCX 7 MB), and a
     // replacement costs ~50-65 MB more than that until it settles, so recycling pays only above it;
     // a large document leaves hundreds of MB that only ending the thread gives back.
-    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 500 },
+    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 5_000 },
     tableCaps: {
       maxRows: config.parseMaxRows,
       maxRowFields: config.parseMaxRowFields,
