@@ -9,6 +9,7 @@ import {
   retryDelay,
   subjectMatches,
 } from './bus.js';
+import { LIMIT_BOUND } from '../sqliteLimit.js';
 
 export interface LocalBusOptions {
   /** SQLite file that keeps queued jobs across restarts; omitted: jobs live in memory only. */
@@ -96,7 +97,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       'INSERT INTO dead_letters (queue, id, payload, deliveries, reason, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     deadLetters: db.prepare<[string, number], Omit<DeadLetter, 'payload'> & { payload: string }>(
-      'SELECT queue, id, payload, deliveries, reason, detail, at FROM dead_letters WHERE queue = ? ORDER BY seq DESC LIMIT ?',
+      `SELECT queue, id, payload, deliveries, reason, detail, at FROM dead_letters WHERE queue = ? ORDER BY seq DESC ${LIMIT_BOUND}`,
     ),
   };
 

@@ -26,6 +26,7 @@ import {
   pullAllSubscription,
   pullStreamSubscription,
 } from './subscription.js';
+import { LIMIT_BOUND } from '../sqliteLimit.js';
 
 export interface SqliteEventStoreOptions {
   /** Database file; created with its folder when missing. `:memory:` for a throw-away store. */
@@ -103,20 +104,20 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     'SELECT version, deleted, metadata FROM streams WHERE stream = ?',
   );
   const readForwards = db.prepare<[string, number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?`,
+    `SELECT ${COLUMNS} FROM events WHERE stream = ? AND version >= ? ORDER BY version ${LIMIT_BOUND}`,
   );
   const readBackwards = db.prepare<[string, number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream = ? AND version <= ? ORDER BY version DESC LIMIT ?`,
+    `SELECT ${COLUMNS} FROM events WHERE stream = ? AND version <= ? ORDER BY version DESC ${LIMIT_BOUND}`,
   );
   const readAllAfter = db.prepare<[number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+    `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ${LIMIT_BOUND}`,
   );
   const selectHead = db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events');
   const selectTypeHead = db.prepare<[string], { head: number | null }>(
     'SELECT max(position) AS head FROM events WHERE type = ?',
   );
   const readAllBefore = db.prepare<[number, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`,
+    `SELECT ${COLUMNS} FROM events WHERE position < ? ORDER BY position DESC ${LIMIT_BOUND}`,
   );
   const upsertStreamMetadata = db.prepare(
     'INSERT INTO streams (stream, version, metadata) VALUES (?, 0, ?) ON CONFLICT (stream) DO UPDATE SET metadata = excluded.metadata',
@@ -132,11 +133,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   });
   /** Filtered reads: one type's positions from its index range, then each event kept by position. */
   const typePositions = db.prepare<[string, number, number], { position: number }>(
-    'SELECT position FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position LIMIT ?',
+    `SELECT position FROM events INDEXED BY events_by_type WHERE type = ? AND position > ? ORDER BY position ${LIMIT_BOUND}`,
   );
   const selectAt = db.prepare<[number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position = ?`);
   const typesAfter = db.prepare<[number, number], { position: number; type: string }>(
-    'SELECT position, type FROM events WHERE position > ? ORDER BY position LIMIT ?',
+    `SELECT position, type FROM events WHERE position > ? ORDER BY position ${LIMIT_BOUND}`,
   );
   const journal = createAppendJournal();
   const pending: PendingAppend[] = [];

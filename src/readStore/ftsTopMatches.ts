@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { LIMIT_BOUND } from '../sqliteLimit.js';
 
 /** A row of an FTS5 table and its `bm25()` (lower is better). */
 export interface RankedRow {
@@ -95,7 +96,7 @@ export function createFtsTopMatches(options: FtsTopMatchesOptions): FtsTopMatche
       const ranked = (match: string): RankedRow[] =>
         options
           .statement(
-            `SELECT rowid, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank, rowid LIMIT ?`,
+            `SELECT rowid, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank, rowid ${LIMIT_BOUND}`,
           )
           .all(match, k) as RankedRow[];
       const occurrences = new Map<string, number>();
