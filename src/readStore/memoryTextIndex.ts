@@ -64,17 +64,22 @@ export class MemoryTextIndex {
 
   /** Indexes a row's tokens (all its text fields' together), replacing what the row had. */
   set(rowid: number, tokens: readonly string[]): void {
+    const counts = new Map<string, number>();
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    this.setCounts(rowid, counts, tokens.length);
+  }
+
+  /** As `set`, from how often each token occurs in the row and how many tokens it has. */
+  setCounts(rowid: number, counts: ReadonlyMap<string, number>, length: number): void {
     this.delete(rowid);
     if (this.slots === this.rowidOfSlot.length) this.grow();
     const slot = this.slots++;
     this.rowidOfSlot[slot] = rowid;
-    this.lengthOfSlot[slot] = tokens.length;
+    this.lengthOfSlot[slot] = length;
     this.alive[slot] = 1;
     this.slotOfRow.set(rowid, slot);
     this.liveRows += 1;
-    this.liveTokens += tokens.length;
-    const counts = new Map<string, number>();
-    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    this.liveTokens += length;
     for (const [token, count] of counts) {
       let list = this.postings.get(token);
       if (!list) {

@@ -38,8 +38,35 @@ function stemOf(word: string): string {
   return stem;
 }
 
+/** A query's stemmed tokens, repeats kept. */
 const tokensOf = (values: readonly string[]): string[] =>
   values.flatMap((value) => foldedWords(foldCase(value)).map(stemOf));
+
+/**
+ * A row's stemmed tokens, counted, and how many it has. Words are counted before they are stemmed:
+ * a chunk repeats its words, and each distinct one is then looked up in the stem cache once.
+ */
+function termCountsOf(values: readonly string[]): { counts: Map<string, number>; length: number } {
+  const words = new Map<string, number>();
+  let length = 0;
+  for (const value of values) {
+    for (const word of foldedWords(foldCase(value))) {
+      words.set(word, (words.get(word) ?? 0) + 1);
+      length += 1;
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const [word, count] of words) {
+    const stem = stemOf(word);
+    counts.set(stem, (counts.get(stem) ?? 0) + count);
+  }
+  return { counts, length };
+}
+
+function indexRow(index: MemoryTextIndex, rowid: number, values: readonly string[]): void {
+  const { counts, length } = termCountsOf(values);
+  index.setCounts(rowid, counts, length);
+}
 
 /**
  * In-memory copies of the SQLite store's text tables that match-any searches read (see
@@ -61,7 +88,7 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
         return;
       }
       const rows = deps.rowsAfter(table, after, BUILD_PAGE);
-      for (const row of rows) entry.index.set(row.rowid, tokensOf(row.values));
+      for (const row of rows) indexRow(entry.index, row.rowid, row.values);
       if (rows.length < BUILD_PAGE) break;
       after = rows.at(-1)!.rowid;
       await yieldToEvents();
@@ -97,12 +124,17 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
         const entry = entries.get(table);
         if (!entry) continue;
         if (values === null) entry.index.delete(rowid);
-        else entry.index.set(rowid, tokensOf(values));
+        else indexRow(entry.index, rowid, values);
       }
       pending = [];
     },
-    rolledBack(): void {
-      pending = [];
+    /** Where the writes of the open transaction stand, to roll a savepoint's back to. */
+    mark(): number {
+      return pending.length;
+    },
+    /** The writes after `mark` (a savepoint's; all of them by default) were rolled back. */
+    rolledBack(mark = 0): void {
+      pending.length = mark;
     },
     dropped(table: string): void {
       entries.delete(table);

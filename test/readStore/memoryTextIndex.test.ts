@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { seeded } from '../support/seededRandom.js';
 import { MemoryTextIndex } from '../../src/readStore/memoryTextIndex.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { WriteConflictError } from '../../src/readStore/readStore.js';
 import { foldCase, stemmedTokens } from '../../src/readStore/textTokens.js';
 
 const random = seeded(11);
@@ -164,6 +165,53 @@ describe('SQLite read store: match-any searches from the in-memory copy', functi
       ])
       .catch(() => undefined);
     expect(ids(await search())).to.not.include('doomed');
+    await store.close();
+  });
+
+  it('commits writes asked for together one by one in their order: a failed one leaves nothing, in the table or its copy', async () => {
+    const store = createSqliteReadStore({ path: join(dir, 'read.db') });
+    await store.ensureCollection({ name: 'chunks', textFields: ['text', 'heading'] });
+    await store.write(docs(200));
+    const search = (word: string) => store.search<{ id: string }>('chunks', word, { match: 'any', limit: 5 });
+    await search('zebra'); // starts the copy's build
+    await store.settleTextIndexes();
+    // Asked for in one turn of the event loop, as projections woken by one append ask: one commit.
+    const outcomes = await Promise.allSettled([
+      store.write([
+        { op: 'upsert', collection: 'chunks', doc: { id: 'z1', text: 'zebra one', heading: '' } },
+      ]),
+      store.write([
+        { op: 'upsert', collection: 'chunks', doc: { id: 'z2', text: 'zebra two okapi', heading: '' } },
+        { op: 'expect', collection: 'chunks', id: 'z1', fields: null },
+      ]),
+      store.write([
+        { op: 'expect', collection: 'chunks', id: 'z1', fields: { text: 'zebra one' } },
+        { op: 'upsert', collection: 'chunks', doc: { id: 'z3', text: 'zebra three', heading: '' } },
+      ]),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(WriteConflictError);
+    expect(await store.get('chunks', 'z2')).to.equal(null);
+    expect(await store.get('chunks', 'z3')).to.deep.include({ text: 'zebra three' });
+    expect(ids(await search('okapi'))).to.deep.equal([]);
+    expect(ids(await search('zebra')).sort()).to.deep.equal(['z1', 'z3']);
+    await store.close();
+    // What was committed is on disk, as the copy showed.
+    const reopened = createSqliteReadStore({ path: join(dir, 'read.db') });
+    expect(await reopened.get('chunks', 'z3')).to.deep.include({ text: 'zebra three' });
+    expect(await reopened.get('chunks', 'z2')).to.equal(null);
+    await reopened.close();
+  });
+
+  it('keeps the order changes were asked in: a write asked for before a drop is not applied after it', async () => {
+    const store = createSqliteReadStore({ path: join(dir, 'read.db') });
+    await store.ensureCollection({ name: 'chunks', textFields: ['text', 'heading'] });
+    const written = store.write([
+      { op: 'upsert', collection: 'chunks', doc: { id: 'x', text: 'x', heading: '' } },
+    ]);
+    const dropped = store.dropCollection('chunks');
+    await Promise.all([written, dropped]);
+    expect(await store.count('chunks')).to.equal(0);
     await store.close();
   });
 
