@@ -367,6 +367,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     maxToolRounds: config.chatMaxToolRounds,
     acceptsImages: config.llmAcceptsImages,
     turnTimeoutMs: config.chatTurnTimeoutMs,
+    caughtUp: (position) =>
+      projections.waitFor(position, {
+        projections: [conversationsProjection.name],
+        timeoutMs: config.readYourWritesTimeoutMs,
+      }),
     async defaults() {
       const { systemPrompt, maxTokens } = await settings.assistantSettings();
       return { systemPrompt, maxTokens };

@@ -64,6 +64,11 @@ export interface ChatOptions {
   defaults: () => Promise<{ systemPrompt: string; maxTokens: number | null }>;
   /** Whether the model reads images: attached ones are then sent as image parts beside their text. */
   acceptsImages: boolean;
+  /**
+   * Resolves true once the conversation read models have applied the log up to `position`, false
+   * when they have not in the time allowed: a turn reads its history from them.
+   */
+  caughtUp: (position: number) => Promise<boolean>;
 }
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -313,6 +318,11 @@ export function createChat(options: ChatOptions) {
       const defaults = await options.defaults();
       const system = request.systemPrompt ?? defaults.systemPrompt;
       const maxTokens = request.maxTokens ?? defaults.maxTokens;
+      // The history is read from the read models, which apply this turn's user message (and, for a
+      // new conversation, its creation) a moment after it is stored.
+      if (!(await options.caughtUp(turn.position))) {
+        throw new Error('the conversation read model did not catch up with this turn in time');
+      }
       const history = await conversations.history(owner, conversationId, {
         offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
         limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
