@@ -128,13 +128,8 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
       }
       pending = [];
     },
-    /** Where the writes of the open transaction stand, to roll a savepoint's back to. */
-    mark(): number {
-      return pending.length;
-    },
-    /** The writes after `mark` (a savepoint's; all of them by default) were rolled back. */
-    rolledBack(mark = 0): void {
-      pending.length = mark;
+    rolledBack(): void {
+      pending = [];
     },
     dropped(table: string): void {
       entries.delete(table);

@@ -28,7 +28,6 @@ import {
   searchTerms,
 } from './readStore.js';
 import { compileFilter, fieldExpression } from './sqliteFilter.js';
-import { createWriteGroups } from './writeGroups.js';
 import { LIMIT_BOUND } from '../sqliteLimit.js';
 
 export interface SqliteReadStoreOptions {
@@ -310,51 +309,6 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     }
   });
 
-  const applyEach = db.transaction((writes: ReadonlyArray<readonly WriteOperation[]>) => {
-    const failures = new Map<number, unknown>();
-    writes.forEach((operations, i) => {
-      const mark = memoryText.mark();
-      try {
-        applyAll(operations); // nested: a savepoint
-      } catch (error) {
-        memoryText.rolledBack(mark);
-        failures.set(i, error);
-      }
-    });
-    return failures;
-  });
-
-  /**
-   * Writes commit in groups: those asked for while the event loop runs one task (the projections an
-   * append woke, each writing its batch and checkpoint) share one transaction, each in a savepoint
-   * so a failed precondition or a bad operation fails that write alone. Commits took ~17 % of the
-   * API thread's time while small files were ingested; grouped, there are ~40 % fewer. Whatever
-   * else changes the database first commits the writes asked for before it, so changes keep the
-   * order they were asked in.
-   */
-  const group = createWriteGroups({
-    commitOne(operations) {
-      try {
-        applyAll.immediate(operations);
-      } catch (error) {
-        memoryText.rolledBack();
-        throw error;
-      }
-      memoryText.committed();
-    },
-    commitMany: (writes) => {
-      let failures: Map<number, unknown>;
-      try {
-        failures = applyEach.immediate(writes);
-      } catch (error) {
-        memoryText.rolledBack();
-        throw error;
-      }
-      memoryText.committed();
-      return failures;
-    },
-  });
-
   function whereClause(filter: Filter | undefined, column?: string): { sql: string; params: unknown[] } {
     if (filter) assertFilter(filter);
     return compileFilter(filter, column);
@@ -367,13 +321,11 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
   return {
     async ensureCollection(spec) {
       assertOpen();
-      group.flush();
       createCollection(spec);
     },
 
     async dropCollection(name) {
       assertOpen();
-      group.flush();
       const state = collection(name);
       textChanged(state);
       if (!state) return;
@@ -553,18 +505,22 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     async write(operations) {
       assertOpen();
       if (operations.length === 0) return;
-      return new Promise<void>((resolve, reject) => group.add({ operations, resolve, reject }));
+      try {
+        applyAll.immediate(operations);
+      } catch (error) {
+        memoryText.rolledBack();
+        throw error;
+      }
+      memoryText.committed();
     },
 
     async acquireLease(name, owner, ttlMs) {
       assertOpen();
-      group.flush();
       return takeLease.immediate(name, owner, Date.now(), ttlMs);
     },
 
     async releaseLease(name, owner) {
       assertOpen();
-      group.flush();
       expireLease.run(name, owner);
     },
 
@@ -576,7 +532,6 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
 
     async scrub() {
       assertOpen();
-      group.flush();
       // secure_delete zeroed freed pages in the database file; the WAL still has older copies.
       for (let attempt = 0; attempt < 50; attempt += 1) {
         const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
@@ -600,7 +555,6 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
 
     async close() {
       if (closed) return;
-      group.flush();
       closed = true;
       db.close();
     },

@@ -168,14 +168,14 @@ describe('SQLite read store: match-any searches from the in-memory copy', functi
     await store.close();
   });
 
-  it('commits writes asked for together one by one in their order: a failed one leaves nothing, in the table or its copy', async () => {
+  it('commits writes asked for at once each on its own, in their order: a failed one leaves nothing, in the table or its copy', async () => {
     const store = createSqliteReadStore({ path: join(dir, 'read.db') });
     await store.ensureCollection({ name: 'chunks', textFields: ['text', 'heading'] });
     await store.write(docs(200));
     const search = (word: string) => store.search<{ id: string }>('chunks', word, { match: 'any', limit: 5 });
     await search('zebra'); // starts the copy's build
     await store.settleTextIndexes();
-    // Asked for in one turn of the event loop, as projections woken by one append ask: one commit.
+    // Asked for in one turn of the event loop, as the projections one append wakes ask for theirs.
     const outcomes = await Promise.allSettled([
       store.write([
         { op: 'upsert', collection: 'chunks', doc: { id: 'z1', text: 'zebra one', heading: '' } },
