@@ -5,7 +5,8 @@ export class DataDirLockedError extends Error {
   override readonly name = 'DataDirLockedError';
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this pid runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -22,9 +23,19 @@ const heldHere = new Set<string>();
  * queues. A lock file holds the owner's pid; a lock left by a process that died is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, 'archivist.lock');
-  if (heldHere.has(path)) throw new DataDirLockedError(`this process is already using ${dataDir}`);
+  return lockFolder(dataDir, 'archivist.lock');
+}
+
+/** Whether this process holds `dir`'s lock file `name`. */
+export function heldByThisProcess(dir: string, name: string): boolean {
+  return heldHere.has(join(dir, name));
+}
+
+/** Locks `dir` for this process with the lock file `name`; throws DataDirLockedError when held. */
+export function lockFolder(dir: string, name: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  if (heldHere.has(path)) throw new DataDirLockedError(`this process is already using ${dir}`);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const fd = openSync(path, 'wx');
@@ -39,10 +50,10 @@ export function lockDataDir(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new DataDirLockedError(`another Archivist process (pid ${holder}) is using ${dataDir}`);
+        throw new DataDirLockedError(`another Archivist process (pid ${holder}) is using ${dir}`);
       }
       rmSync(path, { force: true });
     }
   }
-  throw new DataDirLockedError(`could not lock ${dataDir}`);
+  throw new DataDirLockedError(`could not lock ${dir}`);
 }

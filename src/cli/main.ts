@@ -216,6 +216,7 @@ async function rebuildVectorIndex(config: Config, tools: Tools): Promise<void> {
       milvus: config.vectorStore === 'milvus' ? { url: config.milvusUrl!, token: config.milvusToken } : null,
       readStore: tools.readStore,
       log,
+      primaryFolder: true,
     }),
     embedder,
     embeddings: createReadStoreEmbeddingCache(tools.readStore),

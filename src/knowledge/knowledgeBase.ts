@@ -171,6 +171,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     },
     async stop(): Promise<void> {
       await collections.stop();
+      store.close();
     },
   };
 }

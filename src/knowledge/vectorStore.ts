@@ -9,6 +9,7 @@ import {
 } from '../vector/activeCollection.js';
 import { openEmbeddedIndex } from '../vector/embeddedIndex.js';
 import { ScanThread } from '../vector/scanThread.js';
+import { claimVectorFolder, type VectorFolder } from '../vector/vectorFolder.js';
 import { createMilvusIndex } from '../vector/milvusIndex.js';
 import { parseMilvusUrl } from '../vector/milvusUrl.js';
 import type { VectorIndex } from '../vector/vectorIndex.js';
@@ -21,6 +22,11 @@ export interface VectorStoreOptions {
   milvus: { url: string; token: string | null } | null;
   readStore: ReadStore;
   log: Logger;
+  /**
+   * `DATA_DIR/vectors` without claiming it: `archivist rebuild` writes a new collection there beside
+   * a running server (which holds it) and switches the record the server follows.
+   */
+  primaryFolder?: boolean;
 }
 
 /**
@@ -36,6 +42,8 @@ export interface VectorStore {
   shared: boolean;
   /** The embedded index's folder of a collection, or the Milvus URL without credentials. */
   path(collection: string): string;
+  /** Releases the embedded folder (a replica's is removed); the indexes are closed first. */
+  close(): void;
 }
 
 export function openVectorStore(options: VectorStoreOptions): VectorStore {
@@ -51,6 +59,7 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
       records: createReadStoreActiveCollectionStore(options.readStore),
       shared: true,
       path: () => parseMilvusUrl(milvus.url).display,
+      close: () => undefined,
     };
   }
   const from = options.scanThreadFrom ?? 0;
@@ -62,12 +71,42 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
     ),
   );
   const scanThread = from > 0 ? { thread, from } : null;
+  // Claimed when first used: a process that never searches or follows the log takes no folder.
+  let folder: VectorFolder | null = null;
+  const folderDir = (): string => {
+    if (!folder) {
+      folder = options.primaryFolder
+        ? { dir, replica: false, release: () => undefined }
+        : claimVectorFolder(options.dataDir);
+      if (folder.replica) {
+        log.info(
+          { folder: folder.dir, held: dir },
+          'another process holds the embedded vector folder: this process keeps its own replica',
+        );
+      }
+    }
+    return folder.dir;
+  };
+  const records = (): ActiveCollectionStore => createFileActiveCollectionStore(folderDir());
   return {
     open: (collection, dimensions) =>
-      openEmbeddedIndex({ dir, collection, dimensions, exactBelow: options.exactSearchBelow, scanThread }),
-    drop: (collection) => rm(join(dir, collection), { recursive: true, force: true }),
-    records: createFileActiveCollectionStore(dir),
+      openEmbeddedIndex({
+        dir: folderDir(),
+        collection,
+        dimensions,
+        exactBelow: options.exactSearchBelow,
+        scanThread,
+      }),
+    drop: (collection) => rm(join(folderDir(), collection), { recursive: true, force: true }),
+    records: {
+      read: () => records().read(),
+      replace: (next, expected) => records().replace(next, expected),
+    },
     shared: false,
-    path: (collection) => join(dir, collection),
+    path: (collection) => join(folderDir(), collection),
+    close() {
+      folder?.release();
+      folder = null;
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -8,6 +8,7 @@ import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js
 import { eventually, sleep } from '../support/eventually.js';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'role.ts');
+const documents = join(import.meta.dirname, '..', 'fixtures', 'documents', 'text');
 /** Waits for `probe`, treating a failed probe (a process not listening yet) as "not yet". */
 const until = <T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> =>
   eventually(() => probe().catch(() => undefined), timeoutMs, what);
@@ -161,6 +162,34 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     expect(types[0]).to.equal('TaskCreated');
     expect(types.filter((type) => type === 'TaskProgressed')).to.have.length(5);
     expect(types.at(-1)).to.equal('TaskCompleted');
+  });
+
+  it('keeps each API process’s embedded vectors in a folder of its own, both following the log', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(join(documents, 'readme.md'))]), 'readme.md');
+    const response = await fetch(`${apiA.url}/api/v1/upload`, {
+      method: 'POST',
+      body: form,
+      signal: AbortSignal.timeout(60_000),
+    });
+    expect(response.status).to.equal(200);
+    const uploaded = (await response.json()) as { success: boolean; chunks_added: number };
+    expect(uploaded.success).to.equal(true);
+    const vectors = async (api: Role) =>
+      Number(/(\d+) vectors/.exec((await component(api, 'vector_store')).reason ?? '')?.[1]);
+    for (const api of [apiA, apiB]) {
+      await until(
+        async () => ((await vectors(api)) === uploaded.chunks_added ? true : undefined),
+        30_000,
+        `${api.name} to hold the upload's ${uploaded.chunks_added} vectors`,
+      );
+    }
+    // One holds DATA_DIR/vectors; the other wrote a replica of its own instead of the same log.
+    const folders = readdirSync(dataDir).filter((name) => name.startsWith('vectors'));
+    const replicas = [apiA, apiB].map((api) => `vectors.replica-${api.child.pid}-1`);
+    expect(folders).to.have.length(2);
+    expect(folders).to.include('vectors');
+    expect(replicas).to.include(folders.find((name) => name !== 'vectors'));
   });
 
   it('redelivers the job of a worker killed mid-task, and the task completes, resumed from its progress', async () => {
