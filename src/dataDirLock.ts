@@ -5,7 +5,7 @@ export class DataDirLockedError extends Error {
   override readonly name = 'DataDirLockedError';
 }
 
-/** Whether a process of this pid runs (one of another user's counts). */
+/** Whether a process of this pid runs (EPERM: it runs as another user). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
