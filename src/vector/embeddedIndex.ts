@@ -118,9 +118,9 @@ export function openEmbeddedIndex(options: EmbeddedIndexOptions): EmbeddedVector
   let committedDuringRun = false;
   let durableError: string | null = null;
 
-  // Named by process: API processes sharing DATA_DIR each keep an index of their own in memory
-  // and write its checkpoint here; a shared name let one rename the other's file away.
-  const temporarySidecar = `${sidecarPath}.${process.pid}.partial`;
+  // One writer per collection folder (see vectorFolder.ts), so one name serves: a crash's leftover
+  // is overwritten by the next commit instead of staying beside the sidecar.
+  const temporarySidecar = `${sidecarPath}.partial`;
   const sidecarOf = (checkpoint: string, bytes: number): Sidecar => ({
     checkpoint,
     bytes,

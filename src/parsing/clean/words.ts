@@ -28,11 +28,7 @@ export function countWords(text: string): number {
 /** The words of `text`, in order. */
 export function words(text: string): string[] {
   const found: string[] = [];
-  let end = nextWord(text, 0);
-  while (end >= 0) {
-    found.push(text.slice(wordStart, end));
-    end = nextWord(text, end);
-  }
+  forEachWord(text, (start, end) => found.push(text.slice(start, end)));
   return found;
 }
 
@@ -48,11 +44,7 @@ export function forEachWord(text: string, visit: (start: number, end: number) =>
 /** Start and end offsets of each word of `text`. */
 export function wordSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  let end = nextWord(text, 0);
-  while (end >= 0) {
-    spans.push([wordStart, end]);
-    end = nextWord(text, end);
-  }
+  forEachWord(text, (start, end) => spans.push([start, end]));
   return spans;
 }
 

@@ -106,6 +106,13 @@ export function findElements(root: DomNode, matches: (element: DomElement) => bo
   return found;
 }
 
+/** How many elements are under `root` (not `root` itself). */
+export function countElements(root: DomNode): number {
+  let count = 0;
+  for (let node = nextNode(root, root); node; node = nextNode(node, root)) if (isElement(node)) count += 1;
+  return count;
+}
+
 /** The first element under `root` that matches, in document order (`querySelector`). */
 export function findElement(root: DomNode, matches: (element: DomElement) => boolean): DomElement | null {
   for (let node = nextNode(root, root); node; node = nextNode(node, root)) {

@@ -7,6 +7,7 @@ import { createDocumentBuilder } from './documentBuilder.js';
 import { removeBoilerplate } from './htmlBoilerplate.js';
 import { assertHtmlDepth } from './htmlDepth.js';
 import {
+  countElements,
   findElement,
   findElements,
   isElement,
@@ -51,7 +52,7 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
   // Readability's link-density rule drops their short sections ("5.5. What is missing…", a man
   // page's SEE ALSO) with their titles; on Publican's pages (the Debian Handbook) it also dropped
   // whole subsections, sidebars and figures, and split paragraphs at every <acronym>.
-  const readable = !manual && findElements(page, () => true).length <= READABILITY_MAX_ELEMENTS;
+  const readable = !manual && countElements(page) <= READABILITY_MAX_ELEMENTS;
   let root: DomElement | null = null;
   let mainContent = 'readability';
   if (readable) {
