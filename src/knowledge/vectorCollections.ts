@@ -57,6 +57,8 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
   const indexes = new Map<string, VectorIndex>();
   const projectors = new Map<string, VectorProjector>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Drops under way: `stop` waits for them, or they would use the store after it is closed. */
+  const dropping = new Set<Promise<void>>();
   const controller = new AbortController();
   let record: ActiveCollection | null = null;
   let readAt = 0;
@@ -151,12 +153,15 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
     if (retired.length === 0) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      void dropRetired(retired).catch((error: unknown) =>
-        log.warn(
-          { err: error, retired },
-          'could not drop retired vector collections; retried at the next start',
-        ),
-      );
+      const drop = dropRetired(retired)
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, retired },
+            'could not drop retired vector collections; retried at the next start',
+          ),
+        )
+        .finally(() => dropping.delete(drop));
+      dropping.add(drop);
     }, options.dropGraceMs);
     timers.add(timer);
   }
@@ -336,6 +341,7 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await watching;
+      await Promise.all(dropping);
       for (const name of [...new Set([...projectors.keys(), ...indexes.keys()])]) await release(name);
     },
   };

@@ -73,7 +73,11 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
   const scanThread = from > 0 ? { thread, from } : null;
   // Claimed when first used: a process that never searches or follows the log takes no folder.
   let folder: VectorFolder | null = null;
+  let closed = false;
   const folderDir = (): string => {
+    // Claiming again after `close` would hold the folder for good: the next store of this process
+    // (a restart in the same process) would then find it held and keep a replica instead.
+    if (closed) throw new Error('the embedded vector store is closed');
     if (!folder) {
       folder = options.primaryFolder
         ? { dir, replica: false, release: () => undefined }
@@ -99,12 +103,13 @@ export function openVectorStore(options: VectorStoreOptions): VectorStore {
       }),
     drop: (collection) => rm(join(folderDir(), collection), { recursive: true, force: true }),
     records: {
-      read: () => records().read(),
-      replace: (next, expected) => records().replace(next, expected),
+      read: async () => records().read(),
+      replace: async (next, expected) => records().replace(next, expected),
     },
     shared: false,
     path: (collection) => join(folderDir(), collection),
     close() {
+      closed = true;
       folder?.release();
       folder = null;
     },

@@ -71,4 +71,16 @@ describe('embedded vector folders of processes sharing one DATA_DIR', () => {
     expect(readdirSync(dataDir).sort()).to.deep.equal(['vectors', `vectors.replica-${process.ppid}-1`]);
     store.close();
   });
+  it('claims nothing once closed: a late call fails, and the next store of this process gets DATA_DIR/vectors', async () => {
+    const first = open();
+    first.path('chunks');
+    first.close();
+    await first.records.read().then(
+      () => expect.fail('a closed store read its record'),
+      (error: Error) => expect(error.message).to.match(/closed/),
+    );
+    const second = open();
+    expect(second.path('chunks')).to.equal(join(dataDir, 'vectors', 'chunks'));
+    second.close();
+  });
 });
