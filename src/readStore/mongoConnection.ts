@@ -26,15 +26,27 @@ export interface MongoConnectionOptions {
   heartbeatMs?: number;
   /** Pause between connection attempts while the first one has not succeeded (default 1,000 ms). */
   retryMs?: number;
+  /**
+   * How long a call may take before it counts as unanswered (default 35,000 ms: the socket timeout
+   * and then some); the driver keeps waiting, the caller does not.
+   */
+  operationTimeoutMs?: number;
 }
 
 /** A MongoDB client that connects in the background and fails fast while the server is away. */
 export interface MongoConnection {
   db: Db;
-  /** Runs an operation; errors come out as the port's errors where they have a meaning there. */
-  run<T>(operation: () => Promise<T>): Promise<T>;
+  /**
+   * Runs an operation; errors come out as the port's errors where they have a meaning there. One
+   * that has not settled after `deadlineMs` (default: the connection's operation timeout; null: no
+   * limit, for index builds) fails as unavailable.
+   */
+  run<T>(operation: () => Promise<T>, deadlineMs?: number | null): Promise<T>;
   close(): Promise<void>;
 }
+
+const SOCKET_TIMEOUT_MS = 30_000;
+const CLOSE_TIMEOUT_MS = 5_000;
 
 // Server replies that mean "not now" rather than "wrong": shutting down, stepping down, no primary.
 const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
@@ -55,6 +67,31 @@ function isUnavailable(error: unknown): boolean {
       UNAVAILABLE_CODES.has(error.code)) ||
     (error instanceof MongoError && error.hasErrorLabel('SystemOverloadedError'))
   );
+}
+
+/** The driver did not settle a call in time (its own timeouts did not fire). */
+class NoAnswer extends Error {
+  constructor(what: string, ms: number) {
+    super(`no answer to ${what} within ${ms} ms`);
+  }
+}
+
+/**
+ * `promise`, or a NoAnswer rejection after `ms`. The driver's own timeouts do not cover every
+ * wait: in the outage test, after the server's connections were cut, the `endSessions` command
+ * that the driver's `close()` sends went out on a pooled connection and never settled.
+ */
+async function withinDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswer(what, ms)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Translates a driver error at the edge; anything without a meaning for the port passes through. */
@@ -87,7 +124,7 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
     connectTimeoutMS: options.serverSelectionTimeoutMs ?? 2_000,
     heartbeatFrequencyMS: options.heartbeatMs ?? 1_000,
     // A server that accepts a request and never answers (FerretDB can hang) is unavailable too.
-    socketTimeoutMS: 30_000,
+    socketTimeoutMS: SOCKET_TIMEOUT_MS,
     // JSON semantics: a field set to undefined is absent, as in the embedded store.
     ignoreUndefined: true,
     appName: 'archivist',
@@ -103,6 +140,8 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
   let retryTimer: NodeJS.Timeout | undefined;
   let probeTimer: NodeJS.Timeout | undefined;
   let probing = false;
+  const probeTimeoutMs = Math.max(2_000, 2 * (options.serverSelectionTimeoutMs ?? 2_000));
+  const operationTimeoutMs = options.operationTimeoutMs ?? SOCKET_TIMEOUT_MS + 5_000;
 
   // Once a call or the driver's monitor has seen the server go, calls fail at once (instead of each
   // waiting for server selection and retry back-offs) until a probe or the monitor sees it again.
@@ -118,14 +157,24 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
     down = null;
   }
 
+  /**
+   * A ping that settles within `probeTimeoutMs` whatever the driver does. Only the probe clears the
+   * down state, and a ping that never settled kept a store failing every call for over a minute
+   * after its server was back (CI: the reason never changed).
+   */
+  async function ping(): Promise<void> {
+    const signal = AbortSignal.timeout(probeTimeoutMs);
+    await withinDeadline(db.command({ ping: 1 }, { signal }), probeTimeoutMs, 'a ping');
+  }
+
   async function probe(): Promise<void> {
     probing = true;
     while (down && !closed) {
       try {
-        await db.command({ ping: 1 });
+        await ping();
         markUp();
       } catch (error) {
-        if (!isUnavailable(error)) markUp();
+        if (!(error instanceof NoAnswer) && !isUnavailable(error)) markUp();
         else if (down) down = `MongoDB at ${where} unreachable: ${(error as Error).message}`;
       }
       if (down && !closed)
@@ -167,7 +216,7 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
 
   return {
     db,
-    async run(operation) {
+    async run(operation, deadlineMs = operationTimeoutMs) {
       if (closed) throw new ReadStoreUnavailableError('read store is closed');
       if (!connected) {
         // Only the very first call waits (for the first attempt, bounded by the selection timeout).
@@ -176,9 +225,14 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
       }
       if (down) throw new ReadStoreUnavailableError(down);
       try {
-        return await operation();
+        return deadlineMs === null
+          ? await operation()
+          : await withinDeadline(operation(), deadlineMs, 'a call');
       } catch (error) {
-        const translated = translateMongoError(error, where);
+        const translated =
+          error instanceof NoAnswer
+            ? new ReadStoreUnavailableError(`MongoDB at ${where} unreachable: ${error.message}`)
+            : translateMongoError(error, where);
         if (translated instanceof ReadStoreUnavailableError) markDown(translated.message);
         throw translated;
       }
@@ -188,7 +242,9 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
       closed = true;
       clearTimeout(retryTimer);
       clearTimeout(probeTimer);
-      await client.close().catch((error: unknown) => log.warn({ err: error }, 'closing the MongoDB client'));
+      await withinDeadline(client.close(), CLOSE_TIMEOUT_MS, 'closing the client').catch((error: unknown) =>
+        log.warn({ err: error }, 'closing the MongoDB client'),
+      );
     },
   };
 }

@@ -173,6 +173,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       const textFields = [...(spec.textFields ?? [])];
       indexes.forEach(assertFieldPath);
       textFields.forEach(assertFieldPath);
+      // No deadline: building an index on a large collection may take minutes.
       await run(async () => {
         const collection = db.collection(spec.name);
         const textIndex = textFields.length > 0 && (await createTextIndex(collection, textFields.length));
@@ -194,7 +195,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
           throw error;
         });
         specs.set(spec.name, { spec: stored, at: Date.now() });
-      });
+      }, null);
     },
 
     async dropCollection(name) {

@@ -10,6 +10,7 @@ import { readStoreContract } from '../contracts/readStore.contract.js';
 import { sleep } from '../support/eventually.js';
 import { expectRejection } from '../support/expectRejection.js';
 import { startMongo, type MongoHandle } from '../support/ferretDb.js';
+import { startTcpProxy } from '../support/tcpProxy.js';
 
 // Started when the file loads so that the suite names can say which server runs them; a failure
 // to start is reported by the suite (a throw here would abort the whole mocha run).
@@ -380,6 +381,36 @@ describe('MongoDB read store', function () {
         `      (7 calls failed in ${failMs.toFixed(1)} ms; healthy ${recoveryMs.toFixed(0)} ms after restart)`,
       );
       await store.dropCollection('outage');
+    });
+
+    it('recovers once a server that went silent answers again, and closes although the server then vanished', async () => {
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(target!.url).port) });
+      try {
+        const store = open({ url: `mongodb://${proxy.address}/` });
+        await store.write([{ op: 'upsert', collection: 'silent', doc: { id: 'a', n: 1 } }]);
+        // Its connections are cut, then new ones are taken and never answered.
+        proxy.setMode('refuse');
+        await expectRejection(store.get('silent', 'a'), ReadStoreUnavailableError);
+        proxy.setMode('silent');
+        await sleep(3_000);
+        expect((await store.health()).healthy).to.equal(false);
+        proxy.setMode('forward');
+        const recoveryMs = await waitFor(async () => (await store.health()).healthy, 15_000);
+        expect(await store.get('silent', 'a')).to.deep.equal({ id: 'a', n: 1 });
+        await store.dropCollection('silent');
+        // The driver's own close waited forever here, for an answer on a connection that was gone.
+        await proxy.close();
+        await sleep(500);
+        const started = performance.now();
+        await store.close();
+        const closeMs = performance.now() - started;
+        expect(closeMs).to.be.below(8_000);
+        console.log(
+          `      (healthy ${recoveryMs.toFixed(0)} ms after the server answered again; closed in ${closeMs.toFixed(0)} ms)`,
+        );
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('starts while the server is down, fails fast, and connects by itself once it is up', async () => {
