@@ -2,7 +2,6 @@
  * Entry point of a parse worker thread: runs `runParseJob` for the jobs it is sent and posts their
  * events back. Models (OCR, describer, summarizer) are built once per thread, on first use.
  */
-import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLocalDescriber } from '../describe/localDescriber.js';
 import { createOpenAiDescriber } from '../describe/openAiDescriber.js';
@@ -12,6 +11,7 @@ import type { Image } from '../model.js';
 import { createTesseractOcr } from '../ocr/tesseractOcr.js';
 import { createExtractiveSummarizer } from '../summarize/extractive.js';
 import { createOpenAiSummarizer } from '../summarize/openAi.js';
+import { createFootprintTracker, heapFootprint } from './footprint.js';
 import { fullCollection } from './fullCollection.js';
 import { warmUpJob } from './warmUpDocument.js';
 import type { FromWorker, ServicesConfig, ToWorker } from './protocol.js';
@@ -78,32 +78,12 @@ let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
 
-/**
- * Garbage a worker may hold between full collections. A full collection costs 20–40 ms on a heap
- * with the parsers loaded, which after every job was most of the time of a small document (a 10 KB
- * README took 60 ms to parse); below this, V8's own collector is left to it and the figure reported
- * is an overestimate well under the pool's recycling threshold.
- */
-const COLLECT_ABOVE_BYTES = 32 * 1024 * 1024;
-let collectedFootprint = 0;
-
-/**
- * The footprint a job left, once its garbage is collected when there is much of it: what the pool
- * judges recycling by, and memory given back at once instead of whenever the next job allocates.
- */
-function afterJobFootprint(): number {
-  const now = footprint();
-  if (collectedFootprint > 0 && now - collectedFootprint < COLLECT_ABOVE_BYTES) return now;
-  fullCollection()?.();
-  collectedFootprint = footprint();
-  return collectedFootprint;
-}
-
-/** This thread's heap and the external memory (buffers) it holds; the process's RSS is shared by all threads. */
-function footprint(): number {
-  const heap = getHeapStatistics();
-  return heap.total_heap_size + heap.external_memory;
-}
+/** Garbage a worker may hold between full collections (see `createFootprintTracker`). */
+const footprints = createFootprintTracker({
+  collectAboveBytes: 32 * 1024 * 1024,
+  measure: () => heapFootprint(),
+  collect: () => fullCollection()?.(),
+});
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'abort') {
@@ -126,7 +106,7 @@ port.on('message', (message: ToWorker) => {
     ])
       .then(warmUp)
       .catch(() => undefined)
-      .finally(() => post({ type: 'warm', footprint: afterJobFootprint() }));
+      .finally(() => post({ type: 'warm', footprint: footprints.afterJob() }));
     return;
   }
   const { id, job } = message;
@@ -148,7 +128,7 @@ port.on('message', (message: ToWorker) => {
       });
     } finally {
       running.delete(id);
-      post({ type: 'idle', footprint: afterJobFootprint() });
+      post({ type: 'idle', footprint: footprints.afterJob() });
     }
   })();
 });
