@@ -53,6 +53,13 @@ const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602,
 // Replies that mean the request itself cannot be served: bad value, type mismatch, too large…
 const INVALID_CODES = new Set([2, 9, 14, 17, 115, 238, 10334, 51024]);
 
+/** The driver did not settle a call in time (its own timeouts did not fire). */
+class NoAnswer extends Error {
+  constructor(what: string, ms: number) {
+    super(`no answer to ${what} within ${ms} ms`);
+  }
+}
+
 function isUnavailable(error: unknown): boolean {
   return (
     error instanceof MongoNetworkError ||
@@ -62,18 +69,12 @@ function isUnavailable(error: unknown): boolean {
     error instanceof MongoServerClosedError ||
     error instanceof MongoClientClosedError ||
     error instanceof MongoOperationTimeoutError ||
+    error instanceof NoAnswer ||
     (error instanceof MongoServerError &&
       typeof error.code === 'number' &&
       UNAVAILABLE_CODES.has(error.code)) ||
     (error instanceof MongoError && error.hasErrorLabel('SystemOverloadedError'))
   );
-}
-
-/** The driver did not settle a call in time (its own timeouts did not fire). */
-class NoAnswer extends Error {
-  constructor(what: string, ms: number) {
-    super(`no answer to ${what} within ${ms} ms`);
-  }
 }
 
 /**
@@ -174,7 +175,7 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
         await ping();
         markUp();
       } catch (error) {
-        if (!(error instanceof NoAnswer) && !isUnavailable(error)) markUp();
+        if (!isUnavailable(error)) markUp();
         else if (down) down = `MongoDB at ${where} unreachable: ${(error as Error).message}`;
       }
       if (down && !closed)
@@ -229,10 +230,7 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
           ? await operation()
           : await withinDeadline(operation(), deadlineMs, 'a call');
       } catch (error) {
-        const translated =
-          error instanceof NoAnswer
-            ? new ReadStoreUnavailableError(`MongoDB at ${where} unreachable: ${error.message}`)
-            : translateMongoError(error, where);
+        const translated = translateMongoError(error, where);
         if (translated instanceof ReadStoreUnavailableError) markDown(translated.message);
         throw translated;
       }

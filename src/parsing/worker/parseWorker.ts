@@ -78,7 +78,7 @@ let services: ParseServices | null = null;
 const running = new Map<number, AbortController>();
 const post = (message: FromWorker): void => port.postMessage(message);
 
-/** Garbage a worker may hold between full collections (see `createFootprintTracker`). */
+/** What this worker reports for the pool's recycling check, collecting once 32 MB may be garbage. */
 const footprints = createFootprintTracker({
   collectAboveBytes: 32 * 1024 * 1024,
   measure: () => heapFootprint(),
