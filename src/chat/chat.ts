@@ -9,9 +9,11 @@ import { NOT_FOUND_ANSWER } from '../models/extractiveChatModel.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
 import { ModelError } from '../models/modelError.js';
 import type { MessageView } from '../projections/conversationsProjection.js';
+import { ReadStoreUnavailableError } from '../readStore/readStore.js';
 import type { ToolPolicy } from '../settings/definitions.js';
 import type { Tool } from '../tools/registry.js';
 import type { Tools } from '../tools/tools.js';
+import { isServiceUnavailable } from '../unavailable.js';
 import type { ReadAttachment } from './attachments.js';
 import { parseToolChoice, toolChoiceFormat, toolChoiceInstructions } from './jsonToolChoice.js';
 import { LiveTurn, type LiveTurns } from './liveTurns.js';
@@ -122,6 +124,8 @@ function historyMessages(messages: readonly MessageView[]): ChatMessage[] {
 function errorOf(raw: unknown): { type: string; message: string } {
   if (raw instanceof ModelError) return { type: `model_${raw.code}`, message: raw.message };
   if (raw instanceof DomainError) return { type: raw.code, message: raw.message };
+  if (isServiceUnavailable(raw))
+    return { type: 'service_unavailable', message: `${raw.message}; retry later` };
   if (raw instanceof Error && raw.name === 'TimeoutError') {
     return { type: 'turn_timeout', message: 'the answer took too long' };
   }
@@ -321,7 +325,7 @@ export function createChat(options: ChatOptions) {
       // The history is read from the read models, which apply this turn's user message (and, for a
       // new conversation, its creation) a moment after it is stored.
       if (!(await options.caughtUp(turn.position))) {
-        throw new Error('the conversation read model did not catch up with this turn in time');
+        throw new ReadStoreUnavailableError('the conversation history is not up to date yet');
       }
       const history = await conversations.history(owner, conversationId, {
         offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),

@@ -1,10 +1,7 @@
-import { BusUnavailableError } from '../bus/bus.js';
 import { ConcurrencyError } from '../commands/commandHandler.js';
 import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
-import { EventStoreUnavailableError } from '../eventStore/eventStore.js';
 import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
-import { ReadStoreUnavailableError } from '../readStore/readStore.js';
-import { VectorIndexError } from '../vector/vectorIndex.js';
+import { isServiceUnavailable } from '../unavailable.js';
 import { PoolBusyError } from '../parsing/worker/parsePool.js';
 import { ModelError } from '../models/modelError.js';
 
@@ -72,16 +69,7 @@ export function toHttpError(error: unknown): HttpError {
       { 'Retry-After': '10' },
     );
   }
-  if (
-    error instanceof EventStoreUnavailableError ||
-    error instanceof ReadStoreUnavailableError ||
-    error instanceof BusUnavailableError ||
-    (error instanceof VectorIndexError && error.code === 'unavailable')
-  ) {
-    return new HttpError(503, 'service_unavailable', `${error.message}; retry later`, [], {
-      'Retry-After': '5',
-    });
-  }
+  if (isServiceUnavailable(error)) return serviceUnavailable(`${error.message}; retry later`);
   if (error instanceof ModelError && error.code !== 'aborted') return modelHttpError(error);
   const candidate = (typeof error === 'object' && error !== null ? error : {}) as LibraryHttpError;
   const status = Number(candidate.status ?? candidate.statusCode ?? candidate.httpCode);
@@ -102,6 +90,11 @@ export function toHttpError(error: unknown): HttpError {
   if (status === 501)
     return new HttpError(501, 'not_implemented', String(candidate.message ?? 'Not implemented'));
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
+}
+
+/** 503 `service_unavailable`: a store or the bus cannot serve now; the client may retry in 5 s. */
+export function serviceUnavailable(message: string): HttpError {
+  return new HttpError(503, 'service_unavailable', message, [], { 'Retry-After': '5' });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
@@ -208,6 +209,71 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     expect(messages.map((message) => message['role'])).to.deep.equal(['user', 'assistant']);
     expect(messages[1]!['turn_end']).to.deep.include({ finish_reason: 'error' });
     expect((messages[1]!['turn_end'] as { error: { type: string } }).error.type).to.equal('model_rejected');
+  });
+
+  it('answers 503 with Retry-After when the conversation read models stay behind the turn, without asking the model', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'archivist-behind-'));
+    const env = {
+      DATA_DIR: dataDir,
+      EVENT_STORE: 'file',
+      OPENAI_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'scripted',
+    };
+    try {
+      const behind = await startTestApp({ env: { ...env, READ_YOUR_WRITES_TIMEOUT_MS: '300' } });
+      let dave: TestUser;
+      try {
+        dave = await addTestUser(behind, 'dave');
+        script = () => ({ content: 'Answered.' });
+        model.requests.length = 0;
+        // The projector stands still, as when it is another process that is down or far behind.
+        await behind.runtime.projections.stop();
+        const response = await behind.http
+          .post(`${API}.chat_with_tools`)
+          .set('Authorization', dave.authorization)
+          .send({ user_message: 'Are you there?' })
+          .expect(503);
+        expect(response.headers['retry-after']).to.equal('5');
+        expect(messageOf(response)).to.include({ success: false, data: null });
+        expect(messageOf(response).error).to.include({ type: 'service_unavailable' });
+        expect(chatRequests(), 'the model is not asked without the history').to.have.length(0);
+      } finally {
+        await behind.stop();
+      }
+
+      // Restarted, the read models catch up: the failed turn is in the history, and the next works.
+      const resumed = await startTestApp({ env });
+      try {
+        const head = await resumed.runtime.eventStore.headPosition();
+        expect(await resumed.runtime.projections.waitFor(head, { timeoutMs: 10_000 })).to.equal(true);
+        const listed = await resumed.http
+          .get(`${API}.list_conversations`)
+          .set('Authorization', dave.authorization)
+          .expect(200);
+        const [conversation] = dataOf(listed)['conversations'] as Array<{ conversation_id: string }>;
+        const history = await resumed.http
+          .get(`${API}.get_conversation_history`)
+          .query({ conversation_id: conversation!.conversation_id })
+          .set('Authorization', dave.authorization)
+          .expect(200);
+        const messages = dataOf(history)['messages'] as Array<{
+          role: string;
+          turn_end?: { error?: object };
+        }>;
+        expect(messages.map((message) => message.role)).to.deep.equal(['user', 'assistant']);
+        expect(messages[1]!.turn_end?.error).to.include({ type: 'service_unavailable' });
+        const again = await resumed.http
+          .post(`${API}.chat_with_tools`)
+          .set('Authorization', dave.authorization)
+          .send({ user_message: 'Are you there now?', conversation_id: conversation!.conversation_id })
+          .expect(200);
+        expect(dataOf(again)['response']).to.equal('Answered.');
+      } finally {
+        await resumed.stop();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('sends attached images as image parts only to a model that accepts them, with their text either way', async () => {

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { InvalidTokenError, KeySetUnavailableError, type JwtIdentity } from '../../users/jwt.js';
 import type { SessionStore } from '../../users/sessions.js';
 import { actorIdOf, type Principal, type Users } from '../../users/users.js';
-import { HttpError } from '../httpError.js';
+import { HttpError, serviceUnavailable } from '../httpError.js';
 import type { RequestState } from '../mountRoutes.js';
 
 /** The login cookie. */
@@ -78,15 +78,7 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
           });
         }
         if (error instanceof KeySetUnavailableError) {
-          throw new HttpError(
-            503,
-            'service_unavailable',
-            'The keys that sign tokens cannot be fetched; retry later',
-            [],
-            {
-              'Retry-After': '5',
-            },
-          );
+          throw serviceUnavailable('The keys that sign tokens cannot be fetched; retry later');
         }
         throw error;
       }

@@ -118,6 +118,7 @@ function statusOfTurnError(type: string): number {
   if (type === 'model_timeout' || type === 'turn_timeout') return 504;
   if (type.startsWith('model_')) return 502;
   if (type === 'conversation_deleted') return 409;
+  if (type === 'service_unavailable') return 503;
   return 500;
 }
 
@@ -127,7 +128,8 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
   const end = turn.events.at(-1);
   if (!end || end.event === 'error') {
     const data = end?.event === 'error' ? end.data : { error: 'internal_error', detail: 'the answer failed' };
-    throw new HttpError(statusOfTurnError(data.error), data.error, data.detail);
+    const status = statusOfTurnError(data.error);
+    throw new HttpError(status, data.error, data.detail, [], status === 503 ? { 'Retry-After': '5' } : {});
   }
   if (end.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
   const done: TurnDone = end.data;
