@@ -4,9 +4,12 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /**
  * Every operation the app publishes in its OpenAPI document, sent hostile input derived from that
- * document: wrong types, out-of-range and oversized values, unknown ids, broken bodies, prototype
- * keys. Whatever an operation does with it, the answer is a 4xx (or a success) in the API's error
- * shape, in time: never a 500, a hang or a dropped connection.
+ * document: wrong types, out-of-range and oversized values, unknown and path-traversing ids, broken
+ * JSON and multipart bodies, 100,000-deep nesting, prototype keys. Whatever an operation does with
+ * it, the answer is a 4xx (or a success) in the API's error shape, in time: never a 500, a hang or
+ * a dropped connection. CI's schemathesis run (.ci/hostile) generates many more requests from the
+ * same document, but rarely gets past validation into multipart reading and the parsers; these
+ * shapes are chosen to get there, and run with every `npm test`.
  */
 
 interface Parameter {
