@@ -437,7 +437,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     async start(roles = ALL_ROLES) {
       await registry.init();
       if (roles.includes('projector')) await projections.start();
-      if (roles.includes(knowledge.vectorRole)) await knowledge.startVectors();
+      if (knowledge.vectorRoles.some((role) => roles.includes(role))) await knowledge.startVectors();
       if (roles.includes('worker')) {
         await reactors.start();
         worker.start();

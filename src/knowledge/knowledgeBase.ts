@@ -151,10 +151,14 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
       return store.path(collections.active());
     },
     /**
-     * The role that follows the log into the vector index: an embedded index lives in the memory of
-     * the process that searches it; a Milvus index is written by one projector for every process.
+     * The roles that follow the log into the vector index. An embedded index lives in the memory of
+     * each process that searches it: API processes (`/search`, `/query`) and workers (the knowledge
+     * tools they run; without it their searches were lexical only). A Milvus index is written by one
+     * projector for every process.
      */
-    vectorRole: (milvus ? 'projector' : 'api') as 'projector' | 'api',
+    vectorRoles: (milvus ? ['projector'] : ['api', 'worker']) as ReadonlyArray<
+      'api' | 'worker' | 'projector'
+    >,
     startVectors: (): Promise<void> => collections.start(),
     /** Read-your-writes: the collection search reads holds everything up to `position`. */
     waitForVectors: (position: number, timeoutMs: number) => collections.waitFor(position, timeoutMs),

@@ -164,7 +164,7 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
     expect(types.at(-1)).to.equal('TaskCompleted');
   });
 
-  it('keeps each API process’s embedded vectors in a folder of its own, both following the log', async () => {
+  it('keeps each API and worker process’s embedded vectors in a folder of its own, all following the log', async () => {
     const form = new FormData();
     form.append('file', new Blob([readFileSync(join(documents, 'readme.md'))]), 'readme.md');
     const response = await fetch(`${apiA.url}/api/v1/upload`, {
@@ -184,12 +184,29 @@ describe('distributed: API, worker and projector processes on NATS and a MongoDB
         `${api.name} to hold the upload's ${uploaded.chunks_added} vectors`,
       );
     }
-    // One holds DATA_DIR/vectors; the other wrote a replica of its own instead of the same log.
+    // The worker's too: the knowledge tools it runs search both halves.
+    const created = await createTask(apiA, { job: 'vector-count', expected: uploaded.chunks_added });
+    expect(created.status).to.equal(201);
+    const counted = await until(
+      async () => {
+        const current = await task(apiB, String(created.body['task_id']));
+        return current['status'] === 'completed' || current['status'] === 'failed' ? current : undefined;
+      },
+      40_000,
+      'the vector-count task to end',
+    );
+    expect(counted['result']).to.deep.equal({ pid: worker.child.pid, vectors: uploaded.chunks_added });
+    // One holds DATA_DIR/vectors; the others wrote a replica of their own instead of the same log.
     const folders = readdirSync(dataDir).filter((name) => name.startsWith('vectors'));
-    const replicas = [apiA, apiB].map((api) => `vectors.replica-${api.child.pid}-1`);
-    expect(folders).to.have.length(2);
+    const followers = [worker, apiA, apiB].map((role) => role.child.pid);
+    const replicaOwners = folders.flatMap((name) => {
+      const owner = /^vectors\.replica-(\d+)-1$/.exec(name);
+      return owner ? [Number(owner[1])] : [];
+    });
+    expect(folders).to.have.length(3);
     expect(folders).to.include('vectors');
-    expect(replicas).to.include(folders.find((name) => name !== 'vectors'));
+    expect(replicaOwners).to.have.length(2);
+    for (const owner of replicaOwners) expect(followers).to.include(owner);
   });
 
   it('redelivers the job of a worker killed mid-task, and the task completes, resumed from its progress', async () => {
