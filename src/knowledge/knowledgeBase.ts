@@ -153,8 +153,8 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     /**
      * The roles that follow the log into the vector index. An embedded index lives in the memory of
      * each process that searches it: API processes (`/search`, `/query`) and workers (the knowledge
-     * tools they run; without it their searches were lexical only). A Milvus index is written by one
-     * projector for every process.
+     * tools they run, whose searches would otherwise miss the vector half). A Milvus index is written
+     * by one projector for every process.
      */
     vectorRoles: (milvus ? ['projector'] : ['api', 'worker']) as ReadonlyArray<
       'api' | 'worker' | 'projector'

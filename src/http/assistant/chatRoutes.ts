@@ -14,7 +14,7 @@ import {
 } from '../../chat/turnEvents.js';
 import { CONVERSATIONS } from '../../projections/conversationsProjection.js';
 import { assistantErrorSchema } from '../errorHandler.js';
-import { HttpError } from '../httpError.js';
+import { HttpError, serviceUnavailable } from '../httpError.js';
 import { defineRoute, type Route, type RouteRequest, type Schema } from '../route.js';
 import { openSse, pumpSse, type SseStream } from '../sse.js';
 import { principalOf } from './auth.js';
@@ -118,7 +118,6 @@ function statusOfTurnError(type: string): number {
   if (type === 'model_timeout' || type === 'turn_timeout') return 504;
   if (type.startsWith('model_')) return 502;
   if (type === 'conversation_deleted') return 409;
-  if (type === 'service_unavailable') return 503;
   return 500;
 }
 
@@ -128,8 +127,8 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
   const end = turn.events.at(-1);
   if (!end || end.event === 'error') {
     const data = end?.event === 'error' ? end.data : { error: 'internal_error', detail: 'the answer failed' };
-    const status = statusOfTurnError(data.error);
-    throw new HttpError(status, data.error, data.detail, [], status === 503 ? { 'Retry-After': '5' } : {});
+    if (data.error === 'service_unavailable') throw serviceUnavailable(data.detail);
+    throw new HttpError(statusOfTurnError(data.error), data.error, data.detail);
   }
   if (end.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
   const done: TurnDone = end.data;
