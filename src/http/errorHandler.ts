@@ -62,7 +62,8 @@ function assistantError(error: HttpError): Record<string, unknown> {
 /**
  * Turns every error into the owning API's error shape (the Assistant API's under `assistantPrefix`,
  * the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
- * logged here, once: 5xx with the stack at error level, client errors at info.
+ * logged here, once: a 500 (a bug) with the stack at error level, other 5xx (a dependency down or
+ * slow) at warn, client errors at info.
  */
 export function errorHandler(assistantPrefix: string): Middleware {
   const isAssistantPath = (path: string): boolean => path.startsWith(`${assistantPrefix}/`);
@@ -77,8 +78,11 @@ export function errorHandler(assistantPrefix: string): Middleware {
         log.debug({ err: raw }, 'request ended by the client');
         return;
       }
-      if (error.status >= 500) {
+      if (error.status === 500) {
         log.error({ err: raw, status: error.status }, 'request failed');
+      } else if (error.status > 500) {
+        // A store, the bus or a model is down or slow: not a bug here, and its component says why.
+        log.warn({ status: error.status, type: error.type, detail: error.message }, 'request failed');
       } else {
         log.info({ status: error.status, type: error.type, detail: error.message }, 'request rejected');
       }

@@ -4,6 +4,7 @@ import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
 import { errorSchema } from '../../src/http/retrieval/schemas.js';
 import { defineRoute } from '../../src/http/route.js';
 import { addTestUser } from '../support/assistantUsers.js';
+import { capturedLog, LEVEL } from '../support/capturedLog.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const echo = defineRoute({
@@ -65,8 +66,10 @@ const assistantEcho = defineRoute({
 
 describe('bad input and error shapes', () => {
   let app: TestApp;
+  const captured = capturedLog('info');
   before(async () => {
     app = await startTestApp({
+      log: captured.log,
       env: { MAX_JSON_BYTES: '2048' },
       app: {
         retrievalRoutes: [
@@ -206,16 +209,29 @@ describe('bad input and error shapes', () => {
     expect(malformed.body.message.error.type).to.equal('invalid_json');
   });
 
-  it('hides internal errors behind a 500 without details', async () => {
+  /** The lines a request logged at warn or above, by its correlation id. */
+  const loggedAbove = (response: { headers: Record<string, string> }) =>
+    captured.lines.filter(
+      (line) => line.level >= LEVEL.warn && line['correlationId'] === response.headers['x-request-id'],
+    );
+
+  it('hides internal errors behind a 500 without details, and logs them once as errors with the stack', async () => {
     const response = await app.http.get('/api/v1/test/fail/TypeError').expect(500);
     expectRetrievalError(response.body, 500, 'internal_error');
     expect(JSON.stringify(response.body)).to.not.include('secret internals');
+    const [logged, ...more] = loggedAbove(response);
+    expect(more).to.deep.equal([]);
+    expect(logged).to.include({ level: LEVEL.error, msg: 'request failed' });
+    expect((logged!['err'] as { stack: string }).stack).to.include('secret internals');
   });
 
-  it('answers 503 with Retry-After when a store is unavailable', async () => {
+  it('answers 503 with Retry-After when a store is unavailable, logged once as a warning', async () => {
     const response = await app.http.get('/api/v1/test/fail/EventStoreUnavailableError').expect(503);
     expectRetrievalError(response.body, 503, 'service_unavailable');
     expect(response.headers['retry-after']).to.equal('5');
+    const [logged, ...more] = loggedAbove(response);
+    expect(more).to.deep.equal([]);
+    expect(logged).to.include({ level: LEVEL.warn, msg: 'request failed', type: 'service_unavailable' });
   });
 
   it('maps a domain state conflict to 409 with its code', async () => {
