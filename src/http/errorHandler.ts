@@ -78,7 +78,9 @@ export function errorHandler(assistantPrefix: string): Middleware {
         log.debug({ err: raw }, 'request ended by the client');
         return;
       }
-      if (error.status === 500) {
+      if (error.alreadyLogged) {
+        log.info({ status: error.status, type: error.type }, 'request failed (logged where it happened)');
+      } else if (error.status === 500) {
         log.error({ err: raw, status: error.status }, 'request failed');
       } else if (error.status > 500) {
         // A store, the bus or a model is down or slow: not a bug here, and its component says why.

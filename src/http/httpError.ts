@@ -15,6 +15,8 @@ export interface ValidationIssue {
 /** An error with the HTTP status, machine-readable type and message a client should get. */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
+  /** Logged where it happened (a chat turn, which runs on after its request): not logged again. */
+  alreadyLogged = false;
   constructor(
     readonly status: number,
     readonly type: string,

@@ -19,6 +19,7 @@ import {
   type OpenAiCompatibleServer,
 } from '../support/openaiCompatibleServer.js';
 import { openSse, type SseEvent } from '../support/sseClient.js';
+import { capturedLog, LEVEL } from '../support/capturedLog.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
 
@@ -220,7 +221,11 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
       LLM_MODEL: 'scripted',
     };
     try {
-      const behind = await startTestApp({ env: { ...env, READ_YOUR_WRITES_TIMEOUT_MS: '300' } });
+      const captured = capturedLog('info');
+      const behind = await startTestApp({
+        env: { ...env, READ_YOUR_WRITES_TIMEOUT_MS: '300' },
+        log: captured.log,
+      });
       let dave: TestUser;
       try {
         dave = await addTestUser(behind, 'dave');
@@ -237,6 +242,12 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
         expect(messageOf(response)).to.include({ success: false, data: null });
         expect(messageOf(response).error).to.include({ type: 'service_unavailable' });
         expect(chatRequests(), 'the model is not asked without the history').to.have.length(0);
+        // Logged once, by the turn, and not as a bug: the read models being behind is an outage.
+        const failures = captured.lines.filter((line) => /failed|ended with an error/.test(line.msg));
+        expect(failures.map((line) => [line.level, line.msg])).to.deep.equal([
+          [LEVEL.info, 'chat turn ended with an error'],
+          [LEVEL.info, 'request failed (logged where it happened)'],
+        ]);
       } finally {
         await behind.stop();
       }

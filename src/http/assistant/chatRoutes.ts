@@ -125,10 +125,16 @@ function statusOfTurnError(type: string): number {
 async function answerOf(chat: Chat, turn: LiveTurn) {
   await turn.finished();
   const end = turn.events.at(-1);
-  if (!end || end.event === 'error') {
-    const data = end?.event === 'error' ? end.data : { error: 'internal_error', detail: 'the answer failed' };
-    if (data.error === 'service_unavailable') throw serviceUnavailable(data.detail);
-    throw new HttpError(statusOfTurnError(data.error), data.error, data.detail);
+  if (!end) throw new HttpError(500, 'internal_error', 'the answer failed');
+  if (end.event === 'error') {
+    const { error: type, detail } = end.data;
+    const error =
+      type === 'service_unavailable'
+        ? serviceUnavailable(detail)
+        : new HttpError(statusOfTurnError(type), type, detail);
+    // The turn logged its own failure.
+    error.alreadyLogged = true;
+    throw error;
   }
   if (end.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
   const done: TurnDone = end.data;
