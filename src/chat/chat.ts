@@ -103,6 +103,17 @@ function toolUsage(result: unknown): TokenUsage | undefined {
   return usage && typeof usage.input === 'number' && typeof usage.output === 'number' ? usage : undefined;
 }
 
+/**
+ * How loudly a turn's failure is logged: the user's own doing (a deleted conversation) at info; an
+ * outage that passes (a model or store unavailable, a timeout) at warn; anything that needs someone
+ * — a bug, a model that refuses our requests or answers unusably — at error.
+ */
+function levelOf(raw: unknown, type: string): 'info' | 'warn' | 'error' {
+  if (raw instanceof DomainError) return 'info';
+  if (raw instanceof ModelError) return raw.retryable || raw.code === 'timeout' ? 'warn' : 'error';
+  return type === 'service_unavailable' || type === 'turn_timeout' ? 'warn' : 'error';
+}
+
 function userContent(request: TurnRequest): string {
   const files = request.attachments ?? [];
   if (files.length === 0) return request.message;
@@ -405,8 +416,9 @@ export function createChat(options: ChatOptions) {
       await finish([], finishReason);
     } catch (raw) {
       const error = errorOf(raw);
-      if (error.type === 'internal_error') log.error({ err: raw }, 'chat turn failed');
-      else log.info({ error }, 'chat turn ended with an error');
+      const level = levelOf(raw, error.type);
+      if (level === 'error') log.error({ err: raw, error }, 'chat turn failed');
+      else log[level]({ error }, 'chat turn ended with an error');
       const messageId = await append({
         role: 'assistant',
         content: pending,

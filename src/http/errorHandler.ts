@@ -62,8 +62,8 @@ function assistantError(error: HttpError): Record<string, unknown> {
 /**
  * Turns every error into the owning API's error shape (the Assistant API's under `assistantPrefix`,
  * the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
- * logged here, once: a 500 (a bug) with the stack at error level, other 5xx (a dependency down or
- * slow) at warn, client errors at info.
+ * logged here, once: 503 and 504 (a dependency down or slow) at warn, other 5xx (a bug, a model
+ * refusing our requests) with the stack at error, client errors at info.
  */
 export function errorHandler(assistantPrefix: string): Middleware {
   const isAssistantPath = (path: string): boolean => path.startsWith(`${assistantPrefix}/`);
@@ -80,11 +80,11 @@ export function errorHandler(assistantPrefix: string): Middleware {
       }
       if (error.alreadyLogged) {
         log.info({ status: error.status, type: error.type }, 'request failed (logged where it happened)');
-      } else if (error.status === 500) {
-        log.error({ err: raw, status: error.status }, 'request failed');
-      } else if (error.status > 500) {
-        // A store, the bus or a model is down or slow: not a bug here, and its component says why.
+      } else if (error.status === 503 || error.status === 504) {
+        // A store, the bus or a model is down or slow: an outage that passes, which its component reports.
         log.warn({ status: error.status, type: error.type, detail: error.message }, 'request failed');
+      } else if (error.status >= 500) {
+        log.error({ err: raw, status: error.status }, 'request failed');
       } else {
         log.info({ status: error.status, type: error.type, detail: error.message }, 'request rejected');
       }
