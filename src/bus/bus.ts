@@ -1,3 +1,5 @@
+import { BrandedError } from '../brandedError.js';
+
 /**
  * Messaging between Archivist's processes: durable work queues (jobs that must be done once, by one
  * worker, even across crashes) and pub/sub notifications (fire-and-forget signals such as "new
@@ -93,7 +95,7 @@ export function deadLetterSubject(queue: string): string {
 }
 
 /** The bus cannot be reached. Safe to retry later. */
-export class BusUnavailableError extends Error {
+export class BusUnavailableError extends BrandedError {
   override readonly name = 'BusUnavailableError';
 }
 

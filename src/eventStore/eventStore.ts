@@ -1,4 +1,5 @@
 import type { Metadata } from '../domain/shared/index.js';
+import { BrandedError } from '../brandedError.js';
 
 /**
  * The event store: the system of record. Every change in Archivist is an event appended to a stream
@@ -156,21 +157,9 @@ export interface StreamInfo {
   metadata: Record<string, unknown>;
 }
 
-/** Marks version conflicts across copies of this module (see `Symbol.hasInstance` below). */
-const VERSION_CONFLICT = Symbol.for('archivist.WrongExpectedVersionError');
-
-export class WrongExpectedVersionError extends Error {
+/** Command handlers and reservations retry on it, by `instanceof` (branded: see BrandedError). */
+export class WrongExpectedVersionError extends BrandedError {
   override readonly name = 'WrongExpectedVersionError';
-  readonly [VERSION_CONFLICT] = true;
-
-  /**
-   * Command handlers and reservations retry on a version conflict by `instanceof`. A second copy of
-   * this module (loaded under another URL, as a test runner's loader can) would make its errors
-   * fail that test and a retryable conflict would escape as a failure: the brand is shared instead.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && VERSION_CONFLICT in value;
-  }
 
   constructor(
     readonly stream: string,
@@ -181,7 +170,7 @@ export class WrongExpectedVersionError extends Error {
   }
 }
 
-export class StreamDeletedError extends Error {
+export class StreamDeletedError extends BrandedError {
   override readonly name = 'StreamDeletedError';
   constructor(readonly stream: string) {
     super(`Stream ${stream} was deleted`);
@@ -189,7 +178,7 @@ export class StreamDeletedError extends Error {
 }
 
 /** The store cannot be reached or failed (disk full, server down). Safe to retry later. */
-export class EventStoreUnavailableError extends Error {
+export class EventStoreUnavailableError extends BrandedError {
   override readonly name = 'EventStoreUnavailableError';
 }
 

@@ -1,3 +1,5 @@
+import { BrandedError } from '../brandedError.js';
+
 /**
  * What a route's requests count against: `chat` for the chat and conversation endpoints, `tools`
  * for tool executions (`execute_tool`, `confirm_action`). A route declares its class
@@ -35,22 +37,12 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** Marks the error across copies of this module (see `Symbol.hasInstance` below). */
-const UNAVAILABLE = Symbol.for('archivist.RateLimiterUnavailableError');
-
-/** The limiter's storage is unreachable (or too contended to answer in time). */
-export class RateLimiterUnavailableError extends Error {
+/**
+ * The limiter's storage is unreachable (or too contended to answer in time). The HTTP layer falls
+ * back to per-process limits on it, by `instanceof` (branded: the adapter is imported lazily).
+ */
+export class RateLimiterUnavailableError extends BrandedError {
   override readonly name = 'RateLimiterUnavailableError';
-  readonly [UNAVAILABLE] = true;
-
-  /**
-   * The HTTP layer falls back to per-process limits on this error, by `instanceof`; the adapter is
-   * imported lazily and a test runner's loader can evaluate this module twice (two classes), so the
-   * brand is shared instead of the class.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && UNAVAILABLE in value;
-  }
 }
 
 /**

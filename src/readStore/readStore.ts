@@ -1,3 +1,5 @@
+import { BrandedError } from '../brandedError.js';
+
 /**
  * The read side: collections of JSON documents that projections write and queries read.
  *
@@ -148,7 +150,7 @@ export type WriteOperation =
   | { op: 'expect'; collection: string; id: string; fields: Record<string, Scalar> | null };
 
 /** A precondition of a write (`fence`, `expect`) did not hold: nothing of the batch was applied. */
-export class WriteConflictError extends Error {
+export class WriteConflictError extends BrandedError {
   override readonly name = 'WriteConflictError';
   constructor(
     readonly reason: 'fenced' | 'unexpected',
@@ -168,12 +170,12 @@ export function meetsExpectation(doc: Doc | null, fields: Record<string, Scalar>
 export type TextNormalizer = (text: string) => string;
 
 /** The query or write cannot be expressed in the supported subset (a programming error, not user input). */
-export class UnsupportedQueryError extends Error {
+export class UnsupportedQueryError extends BrandedError {
   override readonly name = 'UnsupportedQueryError';
 }
 
 /** The store cannot be reached. Safe to retry later. */
-export class ReadStoreUnavailableError extends Error {
+export class ReadStoreUnavailableError extends BrandedError {
   override readonly name = 'ReadStoreUnavailableError';
 }
 

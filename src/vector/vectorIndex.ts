@@ -1,3 +1,5 @@
+import { BrandedError } from '../brandedError.js';
+
 export interface VectorRecord {
   id: string;
   docId: string;
@@ -49,7 +51,7 @@ export interface VectorIndex {
   close(): Promise<void>;
 }
 
-export class VectorIndexError extends Error {
+export class VectorIndexError extends BrandedError {
   override readonly name = 'VectorIndexError';
   constructor(
     readonly code: 'dimension_mismatch' | 'unavailable' | 'corrupt' | 'closed',
