@@ -30,7 +30,7 @@ import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { openEmbeddedIndex } from '../src/vector/embeddedIndex.js';
 import type { VectorIndex } from '../src/vector/vectorIndex.js';
 import { createCorpus, mulberry32, queries, STOP_WORDS } from './knowledge/corpus.js';
-import { autocannonLoad, closedLoop } from './knowledge/load.js';
+import { autocannonLoad, closedLoop, openLoop } from './knowledge/load.js';
 import { seedDocuments } from './knowledge/seed.js';
 import { peakMb, rssMb } from './memory/processMemory.js';
 import {
@@ -239,8 +239,24 @@ try {
     seconds: SECONDS,
   });
   report(`search, ${CONNECTIONS} connections (autocannon, ${SECONDS} s)`, loaded.rate, 'queries/s', '>= 500');
-  report(`search, ${CONNECTIONS} connections: p50 (whole ms)`, loaded.p50, 'ms', '<= 5');
-  report(`search, ${CONNECTIONS} connections: p99 (whole ms)`, loaded.p99, 'ms', '<= 20');
+  // Saturated, so these are the connections over the rate (Little's law), not a service latency.
+  report(`search, ${CONNECTIONS} connections: p50 (whole ms)`, loaded.p50, 'ms');
+  report(`search, ${CONNECTIONS} connections: p99 (whole ms)`, loaded.p99, 'ms');
+  const paced = await openLoop({
+    origin: ORIGIN,
+    path: '/api/v1/search',
+    bodies: searchBodies,
+    rate: 500,
+    seconds: SECONDS,
+  });
+  report(`search at 500 queries/s (open loop, ${SECONDS} s): p50`, median(paced.latencies), 'ms', '<= 5');
+  report(
+    `search at 500 queries/s (open loop, ${SECONDS} s): p99`,
+    percentile(paced.latencies, 99),
+    'ms',
+    '<= 20',
+  );
+  report('search at 500 queries/s: rate reached', paced.rate, 'queries/s');
   const single = await closedLoop({
     origin: ORIGIN,
     path: '/api/v1/search',

@@ -1,7 +1,8 @@
 /**
  * HTTP load for the knowledge-base benchmark: autocannon at a fixed number of connections with a
- * different body on every request, and a closed-loop client (undici, microsecond timing) for
- * latencies at low concurrency, where autocannon's whole-millisecond histogram is too coarse.
+ * different body on every request; a closed-loop client (undici, microsecond timing) for latencies
+ * at low concurrency, where autocannon's whole-millisecond histogram is too coarse; and an open-loop
+ * client for latencies at a given rate of arrivals.
  */
 import { createRequire } from 'node:module';
 import { Pool } from 'undici';
@@ -108,6 +109,54 @@ export async function closedLoop(options: {
         }
       }),
     );
+  } finally {
+    await pool.close();
+  }
+  return { latencies, rate: latencies.length / ((performance.now() - started) / 1000) };
+}
+
+/**
+ * Requests sent at `rate` per second for `seconds`, each at its own time whether or not the earlier
+ * ones have answered (an open loop, as independent users arrive). A latency runs from the time a
+ * request was due, not from when it went out, so a client held back by a slow server counts the
+ * wait (no coordinated omission).
+ */
+export async function openLoop(options: {
+  origin: string;
+  path: string;
+  bodies: readonly unknown[];
+  rate: number;
+  seconds: number;
+}): Promise<{ latencies: number[]; rate: number }> {
+  const pool = new Pool(options.origin, { connections: 64 });
+  const total = Math.round(options.rate * options.seconds);
+  const interval = 1000 / options.rate;
+  const latencies: number[] = [];
+  const requests: Array<Promise<void>> = [];
+  const started = performance.now();
+  try {
+    for (let index = 0; index < total; index += 1) {
+      const due = started + index * interval;
+      const wait = due - performance.now();
+      // Timers fire to the millisecond: when a request is due sooner, it goes out now.
+      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const body = options.bodies[index % options.bodies.length];
+      requests.push(
+        (async () => {
+          const response = await pool.request({
+            method: 'POST',
+            path: options.path,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          const text = await response.body.text();
+          latencies.push(performance.now() - due);
+          if (response.statusCode !== 200)
+            throw new Error(`${options.path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+        })(),
+      );
+    }
+    await Promise.all(requests);
   } finally {
     await pool.close();
   }
