@@ -30,7 +30,7 @@ import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { openEmbeddedIndex } from '../src/vector/embeddedIndex.js';
 import type { VectorIndex } from '../src/vector/vectorIndex.js';
 import { createCorpus, mulberry32, queries, STOP_WORDS } from './knowledge/corpus.js';
-import { autocannonLoad, closedLoop, openLoop } from './knowledge/load.js';
+import { autocannonLoad, closedLoop, openLoopInChild } from './knowledge/load.js';
 import { seedDocuments } from './knowledge/seed.js';
 import { peakMb, rssMb } from './memory/processMemory.js';
 import {
@@ -242,7 +242,7 @@ try {
   // Saturated, so these are the connections over the rate (Little's law), not a service latency.
   report(`search, ${CONNECTIONS} connections: p50 (whole ms)`, loaded.p50, 'ms');
   report(`search, ${CONNECTIONS} connections: p99 (whole ms)`, loaded.p99, 'ms');
-  const paced = await openLoop({
+  const paced = await openLoopInChild({
     origin: ORIGIN,
     path: '/api/v1/search',
     bodies: searchBodies,

@@ -4,7 +4,9 @@
  * at low concurrency, where autocannon's whole-millisecond histogram is too coarse; and an open-loop
  * client for latencies at a given rate of arrivals.
  */
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 
 interface AutocannonResult {
@@ -161,4 +163,19 @@ export async function openLoop(options: {
     await pool.close();
   }
   return { latencies, rate: latencies.length / ((performance.now() - started) / 1000) };
+}
+
+/** `openLoop` run by `openLoopClient.ts` in a child process (with tsx, as the benchmarks run). */
+export async function openLoopInChild(
+  options: Parameters<typeof openLoop>[0],
+): Promise<{ latencies: number[]; rate: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'openLoopClient.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin.end(JSON.stringify(options));
+  let output = '';
+  for await (const chunk of child.stdout) output += String(chunk);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`the open-loop client exited with ${code}`);
+  return JSON.parse(output) as { latencies: number[]; rate: number };
 }
