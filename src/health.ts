@@ -1,3 +1,5 @@
+import { settleWithin } from './settleWithin.js';
+
 /** One part of the system as readiness reports it. */
 export interface ComponentHealth {
   name: string;
@@ -30,19 +32,15 @@ export async function checkAll(
 ): Promise<ComponentHealth[]> {
   return Promise.all(
     checks.map(async ({ name, required, check }) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const result = await Promise.race([
+        const result = await settleWithin(
           check(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+          timeoutMs,
+          () => new Error(`no answer within ${timeoutMs} ms`),
+        );
         return { name, required, ...result };
       } catch (error) {
         return { name, required, healthy: false, reason: (error as Error).message };
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );

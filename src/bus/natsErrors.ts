@@ -2,6 +2,7 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
 import { BusUnavailableError } from './bus.js';
+import { settleWithin } from '../settleWithin.js';
 
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
@@ -33,9 +34,5 @@ export function toBusError(error: unknown, what: string): Error {
 
 /** Resolves with `promise` or rejects with `BusUnavailableError` after `ms`. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BusUnavailableError(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  return settleWithin(promise, ms, () => new BusUnavailableError(`${what}: no answer within ${ms} ms`));
 }

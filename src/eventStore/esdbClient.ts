@@ -11,6 +11,7 @@ import type {
   ResolvedEvent,
 } from '@eventstore/db-client';
 import { EventStoreUnavailableError } from './eventStore.js';
+import { settleWithin } from '../settleWithin.js';
 
 /** A finite read from the client: iterate it; `cancel` stops the gRPC call, `destroy` the stream. */
 export interface EsdbRead<E> extends AsyncIterable<E> {
@@ -100,13 +101,9 @@ export async function collectRead<E>(read: EsdbRead<E>, idleTimeoutMs: number): 
  * expected version (or the same event ids, which the server de-duplicates).
  */
 export function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new EventStoreUnavailableError(`EventStoreDB unavailable: no answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+  return settleWithin(
+    call,
+    timeoutMs,
+    () => new EventStoreUnavailableError(`EventStoreDB unavailable: no answer within ${timeoutMs} ms`),
+  );
 }

@@ -15,6 +15,7 @@ import {
 } from 'mongodb';
 import type { Logger } from '../log.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from './readStore.js';
+import { settleWithin } from '../settleWithin.js';
 
 export interface MongoConnectionOptions {
   url: string;
@@ -82,18 +83,8 @@ function isUnavailable(error: unknown): boolean {
  * wait: in the outage test, after the server's connections were cut, the `endSessions` command
  * that the driver's `close()` sends went out on a pooled connection and never settled.
  */
-async function withinDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswer(what, ms)), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const withinDeadline = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  settleWithin(promise, ms, () => new NoAnswer(what, ms), { unref: true });
 
 /** Translates a driver error at the edge; anything without a meaning for the port passes through. */
 export function translateMongoError(error: unknown, where: string): unknown {

@@ -8,6 +8,7 @@ import { prepareOcrImage } from './ocrInput.js';
 import { PSM_BY_MODE, recognizeBest, type PageSegMode } from './ocrPasses.js';
 import { ensureTessdataDir } from './tessdata.js';
 import { createPool, type Lease, type PoolStats } from './workerPool.js';
+import { settleWithin } from '../../settleWithin.js';
 
 export interface TesseractOcrOptions {
   /** Worker threads at most (each holds its own models, ~110 MB RSS). Default: CPU cores, at most 8. */
@@ -102,7 +103,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): Tesseract
     });
     let worker: Tesseract.Worker;
     try {
-      worker = await withTimeout(
+      worker = await settleWithin(
         Promise.race([creating, startFailed]),
         START_TIMEOUT_MS,
         () => new Error('OCR worker did not start in time'),
@@ -223,16 +224,4 @@ function recognitionError(error: unknown): ParseError {
 function ocrMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return `OCR failed: ${text.replace(/^Error:\s*/, '')}`;
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  try {
-    return await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
