@@ -94,9 +94,9 @@ export function toHttpError(error: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
 
-/** 503 `service_unavailable`: a store or the bus cannot serve now; the client may retry in 5 s. */
-export function serviceUnavailable(message: string): HttpError {
-  return new HttpError(503, 'service_unavailable', message, [], { 'Retry-After': '5' });
+/** 503 `service_unavailable`: a store or the bus cannot serve now; the client may retry after `retryAfterSeconds`. */
+export function serviceUnavailable(message: string, retryAfterSeconds = 5): HttpError {
+  return new HttpError(503, 'service_unavailable', message, [], { 'Retry-After': String(retryAfterSeconds) });
 }
 
 /**

@@ -4,6 +4,7 @@ import { metadataFor } from '../commands/context.js';
 import { createDocumentCommands } from '../commands/documentCommands.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
+import type { Role } from '../runtime.js';
 import type { ChatModel } from '../models/chatModel.js';
 import type { Embedder, ModelProbe } from '../models/embedder.js';
 import { localEmbedderFor } from '../models/localEmbedder.js';
@@ -156,9 +157,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
      * tools they run, whose searches would otherwise miss the vector half). A Milvus index is written
      * by one projector for every process.
      */
-    vectorRoles: (milvus ? ['projector'] : ['api', 'worker']) as ReadonlyArray<
-      'api' | 'worker' | 'projector'
-    >,
+    vectorRoles: (milvus ? ['projector'] : ['api', 'worker']) as readonly Role[],
     startVectors: (): Promise<void> => collections.start(),
     /** Read-your-writes: the collection search reads holds everything up to `position`. */
     waitForVectors: (position: number, timeoutMs: number) => collections.waitFor(position, timeoutMs),

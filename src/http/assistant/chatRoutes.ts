@@ -125,8 +125,7 @@ function statusOfTurnError(type: string): number {
 async function answerOf(chat: Chat, turn: LiveTurn) {
   await turn.finished();
   const end = turn.events.at(-1);
-  if (!end) throw new HttpError(500, 'internal_error', 'the answer failed');
-  if (end.event === 'error') {
+  if (end?.event === 'error') {
     const { error: type, detail } = end.data;
     const error =
       type === 'service_unavailable'
@@ -136,7 +135,7 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
     error.alreadyLogged = true;
     throw error;
   }
-  if (end.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
+  if (end?.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
   const done: TurnDone = end.data;
   const results = new Map(
     turn.events.flatMap((event) =>

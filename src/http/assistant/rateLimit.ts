@@ -7,7 +7,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from '../../rateLimit/rateLimiter.js';
-import { HttpError } from '../httpError.js';
+import { HttpError, serviceUnavailable } from '../httpError.js';
 import { principalOf } from './auth.js';
 
 export interface RateLimitDeps {
@@ -48,9 +48,7 @@ export function rateLimiting(deps: RateLimitDeps): (kind: RateLimitClass) => Mid
     } catch (error) {
       if (!(error instanceof RateLimiterUnavailableError)) throw error;
       if (!deps.fallback) {
-        throw new HttpError(503, 'service_unavailable', 'Rate limits cannot be checked; retry later', [], {
-          'Retry-After': '1',
-        });
+        throw serviceUnavailable('Rate limits cannot be checked; retry later', 1);
       }
       if (Date.now() - warnedAt > 10_000) {
         warnedAt = Date.now();
