@@ -74,6 +74,25 @@ export async function autocannonLoad(options: {
   };
 }
 
+/** POSTs `body` as JSON and reads the whole answer; anything but a 200 is an error of the run. */
+async function postJson(
+  pool: Pool,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const response = await pool.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200)
+    throw new Error(`${path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+  return text;
+}
+
 /**
  * A closed loop of `concurrency` clients, each sending its next request when the last one answered,
  * `requests` in all; latencies in milliseconds. `check` sees every parsed response.
@@ -97,16 +116,8 @@ export async function closedLoop(options: {
         while (sent < options.requests) {
           const body = options.bodies[sent++ % options.bodies.length];
           const begin = performance.now();
-          const response = await pool.request({
-            method: 'POST',
-            path: options.path,
-            headers: { 'content-type': 'application/json', ...options.headers },
-            body: JSON.stringify(body),
-          });
-          const text = await response.body.text();
+          const text = await postJson(pool, options.path, body, options.headers);
           latencies.push(performance.now() - begin);
-          if (response.statusCode !== 200)
-            throw new Error(`${options.path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
           options.check?.(JSON.parse(text), body);
         }
       }),
@@ -144,18 +155,9 @@ export async function openLoop(options: {
       if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
       const body = options.bodies[index % options.bodies.length];
       requests.push(
-        (async () => {
-          const response = await pool.request({
-            method: 'POST',
-            path: options.path,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-          const text = await response.body.text();
+        postJson(pool, options.path, body).then(() => {
           latencies.push(performance.now() - due);
-          if (response.statusCode !== 200)
-            throw new Error(`${options.path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
-        })(),
+        }),
       );
     }
     await Promise.all(requests);
