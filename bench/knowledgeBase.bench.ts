@@ -5,8 +5,9 @@
  * 1. seeding: documents written straight into the event log as ingestion records them;
  * 2. initial build: the compiled server started on that log, until its read models (documents,
  *    chunks, FTS5) and its vector index hold every chunk (the vector projection embeds each one);
- * 3. `POST /api/v1/search` with varied 2–4-word queries: autocannon at BENCH_CONNECTIONS (throughput,
- *    p50, p99) and a closed loop at concurrency 1 (p50, p99);
+ * 3. `POST /api/v1/search` with varied 2–4-word queries: autocannon at BENCH_CONNECTIONS (throughput;
+ *    its latencies only restate the saturation), an open loop of 500 arrivals a second from a client
+ *    process of its own (p50, p99 against the targets) and a closed loop at concurrency 1 (p50, p99);
  * 4. `POST /api/v1/query` p50 with the local extractive answerer; the Assistant API's local-mode
  *    `chat_with_tools` p50 (a recorded query_knowledge call, the answer and four messages stored) and
  *    the time to the first `content` event of `stream_ai_response`;
