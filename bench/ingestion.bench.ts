@@ -26,6 +26,9 @@ interface Input {
 const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env['INGEST_RUNS'] ?? 3);
 
+const megabytesOf = (inputs: readonly Input[]): number =>
+  inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
+
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
@@ -136,7 +139,7 @@ async function scenario(
   runs = RUNS,
   warmUp = warmUpInputs(inputs),
 ) {
-  const megabytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
+  const megabytes = megabytesOf(inputs);
   const walls: number[] = [];
   const cpus: number[] = [];
   let chunks = 0;
@@ -166,7 +169,7 @@ async function scenario(
 function markdownItAlone(label: string, inputs: readonly Input[], runs = RUNS): number {
   const parser = new MarkdownIt('default', { html: true });
   const texts = inputs.map((input) => input.bytes.toString('utf8'));
-  const megabytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
+  const megabytes = megabytesOf(inputs);
   for (let warm = 0; warm < 2; warm += 1) for (const text of texts) parser.parse(text, {});
   const rates: number[] = [];
   for (let run = 0; run < runs; run += 1) {
@@ -232,8 +235,6 @@ console.log(`machine: ${machine()}`);
 build();
 const markdown = readmes(6_000_000);
 const html = handbook();
-const megabytesOf = (inputs: readonly Input[]): number =>
-  inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
 const small = await scenario('Markdown (npm READMEs), ingested', markdown, '/upload');
 reportAgainstReference(megabytesOf(markdown), small.cpu, markdownItAlone('the READMEs', markdown));
 await scenario('Markdown (npm READMEs), /parse only', markdown, '/parse');
