@@ -127,7 +127,7 @@ export function createSearch(deps: SearchDeps) {
         sent();
       }
     };
-    const lexicalHalf = async (): Promise<readonly { id: string }[]> => {
+    const lexicalHalf = async (): Promise<readonly ChunkView[]> => {
       await vectorQuerySent;
       if (weights.lexical <= 0) return [];
       const started = now();
@@ -148,14 +148,13 @@ export function createSearch(deps: SearchDeps) {
     const ranked = [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const candidates = ranked.slice(0, Math.max(request.topK, deps.rerank ? request.initialK : request.topK));
 
-    const chunks = new Map(
-      (
-        await deps.readModels.getMany<ChunkView>(
-          CHUNKS,
-          candidates.map(([id]) => id),
-        )
-      ).map((chunk) => [chunk.id, chunk]),
-    );
+    // The lexical half read its chunks already: only the vector half's others are read here.
+    const chunks = new Map(lexicalHits.map((chunk) => [chunk.id, chunk]));
+    const unread = candidates.flatMap(([id]) => (chunks.has(id) ? [] : [id]));
+    if (unread.length > 0) {
+      for (const chunk of await deps.readModels.getMany<ChunkView>(CHUNKS, unread))
+        chunks.set(chunk.id, chunk);
+    }
     // A chunk in the vector index but gone from the read model (deleted meanwhile) is left out.
     let scored = candidates.flatMap(([id, score]) => {
       const chunk = chunks.get(id);

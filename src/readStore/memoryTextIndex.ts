@@ -54,6 +54,13 @@ export class MemoryTextIndex {
   private liveTokens = 0;
   private dead = 0;
   private scores = new Float64Array(0);
+  /**
+   * The slots a query touched, and those MaxScore keeps, reused from query to query: a common term
+   * touches half the rows, and a fresh array of them each query (~300 KiB at 100k rows) was most of
+   * what a search allocated, which at hundreds of searches a second filled the old generation.
+   */
+  private touched = new Int32Array(0);
+  private candidates = new Int32Array(0);
   private normCache = new Float64Array(0);
   private normAverage = Number.NaN;
   private normSlots = 0;
@@ -109,8 +116,12 @@ export class MemoryTextIndex {
     if (k <= 0 || this.liveRows === 0) return [];
     const repeatsOf = new Map<string, number>();
     for (const term of terms) repeatsOf.set(term, (repeatsOf.get(term) ?? 0) + 1);
-    if (this.scores.length < this.slots) this.scores = new Float64Array(this.rowidOfSlot.length);
-    const scores = this.scores;
+    if (this.scores.length < this.slots) {
+      this.scores = new Float64Array(this.rowidOfSlot.length);
+      this.touched = new Int32Array(this.rowidOfSlot.length);
+      this.candidates = new Int32Array(this.rowidOfSlot.length);
+    }
+    const { scores, touched, candidates } = this;
     const norms = this.norms();
     // Each term's weight and the most it adds to any row; rarest (largest bound) first.
     const weighted = [...repeatsOf].flatMap(([term, repeats]) => {
@@ -130,22 +141,30 @@ export class MemoryTextIndex {
     const contribution = (idf: number, count: number, slot: number): number =>
       (idf * (count * (K1 + 1))) / (count + norms[slot]!);
 
-    const touched: number[] = [];
-    let candidates: number[] | null = null;
+    let touchedCount = 0;
+    let candidateCount = -1;
     for (let term = 0; term < weighted.length; term += 1) {
       const { list, idf } = weighted[term]!;
-      if (candidates === null && term > 0 && touched.length >= k) {
+      if (candidateCount < 0 && term > 0 && touchedCount >= k) {
         // MaxScore: once the k-th score so far beats all the rest could add, a row none of the
         // terms so far matched cannot enter the page, nor can a row that even with every remaining
         // term stays below it; only the others are scored on, by lookup, not by scanning.
-        const rest = weighted.slice(term).reduce((sum, entry) => sum + entry.bound, 0);
-        const kth = kthScore(touched, scores, k);
-        if (rest * SLACK < kth) candidates = touched.filter((slot) => scores[slot]! + rest * SLACK >= kth);
+        let rest = 0;
+        for (let later = term; later < weighted.length; later += 1) rest += weighted[later]!.bound;
+        const kth = kthScore(touched, touchedCount, scores, k);
+        if (rest * SLACK < kth) {
+          candidateCount = 0;
+          for (let at = 0; at < touchedCount; at += 1) {
+            const slot = touched[at]!;
+            if (scores[slot]! + rest * SLACK >= kth) candidates[candidateCount++] = slot;
+          }
+        }
       }
-      if (candidates !== null) {
-        for (const slot of candidates) {
-          const at = findSlot(list.slots, list.length, slot);
-          if (at >= 0) scores[slot]! += contribution(idf, list.counts[at]!, slot);
+      if (candidateCount >= 0) {
+        for (let at = 0; at < candidateCount; at += 1) {
+          const slot = candidates[at]!;
+          const found = findSlot(list.slots, list.length, slot);
+          if (found >= 0) scores[slot]! += contribution(idf, list.counts[found]!, slot);
         }
         continue;
       }
@@ -153,12 +172,15 @@ export class MemoryTextIndex {
       for (let at = 0; at < list.length; at += 1) {
         const slot = slots[at]!;
         if (this.alive[slot] === 0) continue;
-        if (scores[slot] === 0) touched.push(slot);
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
         scores[slot]! += contribution(idf, counts[at]!, slot);
       }
     }
-    const best = selectTop(candidates ?? touched, scores, this.rowidOfSlot, k);
-    for (const slot of touched) scores[slot] = 0;
+    const best =
+      candidateCount >= 0
+        ? selectTop(candidates, candidateCount, scores, this.rowidOfSlot, k)
+        : selectTop(touched, touchedCount, scores, this.rowidOfSlot, k);
+    for (let at = 0; at < touchedCount; at += 1) scores[touched[at]!] = 0;
     return best;
   }
 
@@ -239,18 +261,25 @@ function findSlot(slots: Int32Array, length: number, slot: number): number {
   return -1;
 }
 
-/** The k-th highest score among `slots` (k ≤ their number). */
-function kthScore(slots: readonly number[], scores: Float64Array, k: number): number {
+/** Exchanges two entries of a heap. (A destructuring swap allocated an array each time here.) */
+function swap(heap: Float64Array | Int32Array, a: number, b: number): void {
+  const kept = heap[a]!;
+  heap[a] = heap[b]!;
+  heap[b] = kept;
+}
+
+/** The k-th highest score among the first `length` of `slots` (k ≤ length). */
+function kthScore(slots: Int32Array, length: number, scores: Float64Array, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
-  for (const slot of slots) {
-    const score = scores[slot]!;
+  for (let at = 0; at < length; at += 1) {
+    const score = scores[slots[at]!]!;
     if (size < k) {
       let at = size++;
       heap[at] = score;
       while (at > 0 && heap[(at - 1) >> 1]! > heap[at]!) {
         const parent = (at - 1) >> 1;
-        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+        swap(heap, at, parent);
         at = parent;
       }
     } else if (score > heap[0]!) {
@@ -261,7 +290,7 @@ function kthScore(slots: readonly number[], scores: Float64Array, k: number): nu
         if (left >= size) break;
         const child = left + 1 < size && heap[left + 1]! < heap[left]! ? left + 1 : left;
         if (heap[child]! >= heap[at]!) break;
-        [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+        swap(heap, at, child);
         at = child;
       }
     }
@@ -270,16 +299,17 @@ function kthScore(slots: readonly number[], scores: Float64Array, k: number): nu
 }
 
 /**
- * The `k` best of the touched slots, best first, ties by rowid: a bounded heap whose root is the
- * worst kept, so most slots cost one comparison and nothing is allocated per slot.
+ * The `k` best of the first `length` touched slots, best first, ties by rowid: a bounded heap whose
+ * root is the worst kept, so most slots cost one comparison and nothing is allocated per slot.
  */
 function selectTop(
-  touched: readonly number[],
+  touched: Int32Array,
+  length: number,
   scores: Float64Array,
   rowids: Float64Array,
   k: number,
 ): MemoryHit[] {
-  const heap = new Int32Array(Math.min(k, touched.length));
+  const heap = new Int32Array(Math.min(k, length));
   let size = 0;
   // a is worse than b: lower score, or the same score and a higher rowid.
   const worse = (a: number, b: number): boolean =>
@@ -292,18 +322,19 @@ function selectTop(
       const right = left + 1;
       const child = right < size && worse(heap[right]!, heap[left]!) ? right : left;
       if (!worse(heap[child]!, heap[at]!)) return;
-      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+      swap(heap, at, child);
       at = child;
     }
   };
-  for (const slot of touched) {
+  for (let index = 0; index < length; index += 1) {
+    const slot = touched[index]!;
     if (size < heap.length) {
       heap[size] = slot;
       let at = size++;
       while (at > 0) {
         const parent = (at - 1) >> 1;
         if (!worse(heap[at]!, heap[parent]!)) break;
-        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+        swap(heap, at, parent);
         at = parent;
       }
     } else if (size > 0 && worse(heap[0]!, slot)) {
