@@ -11,28 +11,113 @@
  * the package, which is pinned (package.json): an update that moves them fails loudly here.
  */
 
-interface NgramsData {
-  type: string;
-  /** Language number → ISO 639-1 code. */
-  languages: Record<string, string>;
-  /** Byte n-gram (one character per byte, see eld's dictionary.js) → language number → weight. */
-  ngrams: Record<string, Record<string, number>>;
-}
+import { readFileSync } from 'node:fs';
 
 const eldSource = new URL('../', import.meta.resolve('eld/extrasmall'));
 const load = async <T>(path: string): Promise<T> => (await import(new URL(path, eldSource).href)) as T;
-const [{ ngramsData }, { dictionary }, { separators }, { avgScore }] = await Promise.all([
-  load<{ ngramsData: NgramsData }>('ngrams/extrasmall.js'),
+const [{ dictionary }, { separators }, { avgScore }] = await Promise.all([
   load<{ dictionary: string[] }>('dictionary.js'),
   load<{ separators: RegExp }>('regexPatterns.js'),
   load<{ avgScore: Record<string, number> }>('avgScore.js'),
 ]);
 
-const PLAIN_ASCII = /^[A-Za-z]+(?: [A-Za-z]+)*$/;
-const languageCount = Object.keys(ngramsData.languages).length;
-const codes = Array.from({ length: languageCount }, (_, i) => ngramsData.languages[i] ?? '');
+/** eld's n-gram database as typed arrays (see `readNgrams`). */
+interface Ngrams {
+  /** Language number → ISO 639-1 code. */
+  codes: string[];
+  /** Byte n-gram (one character per byte, see eld's dictionary.js) → its number. */
+  numberOf: Map<string, number>;
+  /** N-gram number n's [language, weight + floor] pairs are `pairs[starts[n]]` to `pairs[starts[n + 1]]`. */
+  starts: Int32Array;
+  pairs: Int32Array;
+}
+
+/**
+ * eld's n-gram database, read from its module's text. Imported, its 50k objects would stay on every
+ * parse worker's heap for good (~21 MB, half an idle worker's heap), and each full collection of the
+ * worker marks them all: an idle worker's memory-reducing collections took ~100 ms of CPU that a
+ * search on the same two cores waited for. Evaluating the literal and converting it took ~170 ms of
+ * each worker's start; scanning the text takes a fraction of that and makes no object per n-gram.
+ * The module is one object literal whose n-grams are `key:{language:weight,…}`, keys bare or in
+ * single quotes (with `\'` and `\\` escaped): anything else stops the scan with an error, so an
+ * update of the pinned package that changes it fails loudly.
+ */
+function readNgrams(source: string): Ngrams {
+  const fail = (at: number): never => {
+    throw new Error(`eld's n-gram database has an unexpected shape at offset ${at}`);
+  };
+  const languages = /languages:\{([^}]*)\}/.exec(source)?.[1] ?? fail(0);
+  const codes: string[] = [];
+  for (const [, number, code] of languages.matchAll(/(\d+):'([a-z]+)'/g)) codes[Number(number)] = code!;
+  let at = source.indexOf('ngrams:{');
+  // Spread, a missing language number reads as undefined.
+  if (at < 0 || codes.length === 0 || [...codes].some((code) => code === undefined)) fail(0);
+  at += 'ngrams:{'.length;
+  const numberOf = new Map<string, number>();
+  const starts: number[] = [0];
+  const pairs: number[] = [];
+  const integer = (): number => {
+    let value = 0;
+    const from = at;
+    for (let code = source.charCodeAt(at); code >= 48 && code <= 57; code = source.charCodeAt(++at))
+      value = value * 10 + (code - 48);
+    return at === from ? fail(at) : value;
+  };
+  const expect = (char: string): void => {
+    if (source[at] !== char) fail(at);
+    at += 1;
+  };
+  for (;;) {
+    let key = '';
+    if (source[at] === "'") {
+      at += 1;
+      for (let from = at; ; at += 1) {
+        const char = source[at] ?? fail(at);
+        if (char === "'") {
+          key += source.slice(from, at);
+          at += 1;
+          break;
+        }
+        if (char === '\\') {
+          key += source.slice(from, at);
+          const escaped = source[at + 1];
+          if (escaped !== "'" && escaped !== '\\') fail(at);
+          key += escaped;
+          at += 1;
+          from = at + 1;
+        }
+      }
+    } else {
+      const end = source.indexOf(':', at);
+      key = source.slice(at, end);
+      if (end < 0 || !/^[A-Za-z_$][\w$]*$/.test(key)) fail(at);
+      at = end;
+    }
+    expect(':');
+    expect('{');
+    for (;;) {
+      const language = integer();
+      expect(':');
+      pairs.push(language, integer() + BASE_NGRAM_SCORE);
+      if (source[at] === '}') break;
+      expect(',');
+    }
+    at += 1;
+    numberOf.set(key, numberOf.size);
+    starts.push(pairs.length);
+    if (source[at] === '}') break;
+    expect(',');
+  }
+  return { codes, numberOf, starts: Int32Array.from(starts), pairs: Int32Array.from(pairs) };
+}
+
 // eld stores each weight less this floor and adds it back when scoring.
 const BASE_NGRAM_SCORE = 53;
+const { codes, numberOf, starts, pairs } = readNgrams(
+  readFileSync(new URL('ngrams/extrasmall.js', eldSource), 'utf8'),
+);
+const languageCount = codes.length;
+const PLAIN_ASCII = /^[A-Za-z]+(?: [A-Za-z]+)*$/;
 // eld's constants: how much of the text it reads, and how it scales and trusts scores.
 const MAX_CHARS = 1000;
 const CUT_AFTER_BYTES = 350;
@@ -40,22 +125,7 @@ const ENFORCE_CUT_AFTER_BYTES = 380;
 const MAX_WORD_BYTES = 70;
 const SCORE_SCALE = 25;
 const RELIABLE_RATIO = 0.75;
-
-/** N-gram → [language, weight + floor, …], filled as n-grams are met (at most the database's 43k). */
-const weightsCache = new Map<string, Int32Array>();
 const scores = new Float64Array(languageCount);
-
-function weightsOf(ngram: string): Int32Array | undefined {
-  const cached = weightsCache.get(ngram);
-  if (cached !== undefined || !Object.hasOwn(ngramsData.ngrams, ngram)) return cached;
-  const byLanguage = ngramsData.ngrams[ngram] ?? {};
-  const flat: number[] = [];
-  for (const [language, weight] of Object.entries(byLanguage))
-    flat.push(Number(language), weight + BASE_NGRAM_SCORE);
-  const weights = Int32Array.from(flat);
-  weightsCache.set(ngram, weights);
-  return weights;
-}
 
 /**
  * The language eld detects in `text` when eld calls the result reliable
@@ -68,12 +138,9 @@ export function eldReliableLanguage(text: string): string | null {
   const ngrams = byteNgrams(utf8Words(words.toLowerCase()));
   scores.fill(0);
   for (const ngram of ngrams) {
-    const weights = weightsOf(ngram);
-    if (weights === undefined) continue;
-    for (let k = 0; k < weights.length; k += 2) {
-      const language = weights[k] ?? 0;
-      scores[language] = (scores[language] ?? 0) + (weights[k + 1] ?? 0);
-    }
+    const number = numberOf.get(ngram);
+    if (number === undefined) continue;
+    for (let k = starts[number]!; k < starts[number + 1]!; k += 2) scores[pairs[k]!]! += pairs[k + 1]!;
   }
   // eld's language: the first with the highest raw score.
   let best = -1;
