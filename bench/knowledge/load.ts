@@ -132,7 +132,10 @@ export async function closedLoop(options: {
  * Requests sent at `rate` per second for `seconds`, each at its own time whether or not the earlier
  * ones have answered (an open loop, as independent users arrive). A latency runs from the time a
  * request was due, not from when it went out, so a client held back by a slow server counts the
- * wait (no coordinated omission).
+ * wait (no coordinated omission). The first `warmUpSeconds` go at the same rate but are not counted:
+ * the client is a fresh process whose own compiling and connecting would otherwise count as the
+ * server's latency. `worstBySecond` is the highest latency of each counted second, to show whether
+ * a tail is spread out or one stall.
  */
 export async function openLoop(options: {
   origin: string;
@@ -140,23 +143,36 @@ export async function openLoop(options: {
   bodies: readonly unknown[];
   rate: number;
   seconds: number;
-}): Promise<{ latencies: number[]; rate: number }> {
+  warmUpSeconds?: number;
+}): Promise<{ latencies: number[]; rate: number; worstBySecond: number[] }> {
   const pool = new Pool(options.origin, { connections: 64 });
-  const total = Math.round(options.rate * options.seconds);
+  const warmUp = Math.round(options.rate * (options.warmUpSeconds ?? 0));
+  const total = warmUp + Math.round(options.rate * options.seconds);
   const interval = 1000 / options.rate;
   const latencies: number[] = [];
+  const worstBySecond = Array.from({ length: Math.ceil(options.seconds) }, () => 0);
   const requests: Array<Promise<void>> = [];
   const started = performance.now();
+  let measuredFrom = started;
   try {
     for (let index = 0; index < total; index += 1) {
       const due = started + index * interval;
       const wait = due - performance.now();
       // Timers fire to the millisecond: when a request is due sooner, it goes out now.
       if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (index === warmUp) measuredFrom = due;
       const body = options.bodies[index % options.bodies.length];
+      const answered = postJson(pool, options.path, body);
+      if (index < warmUp) {
+        requests.push(answered.then(() => undefined));
+        continue;
+      }
+      const second = Math.floor((index - warmUp) / options.rate);
       requests.push(
-        postJson(pool, options.path, body).then(() => {
-          latencies.push(performance.now() - due);
+        answered.then(() => {
+          const latency = performance.now() - due;
+          latencies.push(latency);
+          worstBySecond[second] = Math.max(worstBySecond[second] ?? 0, latency);
         }),
       );
     }
@@ -164,13 +180,11 @@ export async function openLoop(options: {
   } finally {
     await pool.close();
   }
-  return { latencies, rate: latencies.length / ((performance.now() - started) / 1000) };
+  return { latencies, rate: latencies.length / ((performance.now() - measuredFrom) / 1000), worstBySecond };
 }
 
 /** `openLoop` run by `openLoopClient.ts` in a child process (with tsx, as the benchmarks run). */
-export async function openLoopInChild(
-  options: Parameters<typeof openLoop>[0],
-): Promise<{ latencies: number[]; rate: number }> {
+export async function openLoopInChild(options: Parameters<typeof openLoop>[0]): ReturnType<typeof openLoop> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'openLoopClient.ts')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -179,5 +193,5 @@ export async function openLoopInChild(
   for await (const chunk of child.stdout) output += String(chunk);
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   if (code !== 0) throw new Error(`the open-loop client exited with ${code}`);
-  return JSON.parse(output) as { latencies: number[]; rate: number };
+  return JSON.parse(output) as Awaited<ReturnType<typeof openLoop>>;
 }

@@ -61,6 +61,7 @@ export class MemoryTextIndex {
    */
   private touched = new Int32Array(0);
   private candidates = new Int32Array(0);
+  private marked = new Uint8Array(0);
   private normCache = new Float64Array(0);
   private normAverage = Number.NaN;
   private normSlots = 0;
@@ -120,8 +121,9 @@ export class MemoryTextIndex {
       this.scores = new Float64Array(this.rowidOfSlot.length);
       this.touched = new Int32Array(this.rowidOfSlot.length);
       this.candidates = new Int32Array(this.rowidOfSlot.length);
+      this.marked = new Uint8Array(this.rowidOfSlot.length);
     }
-    const { scores, touched, candidates } = this;
+    const { scores, touched, candidates, marked } = this;
     const norms = this.norms();
     // Each term's weight and the most it adds to any row; rarest (largest bound) first.
     const weighted = [...repeatsOf].flatMap(([term, repeats]) => {
@@ -161,10 +163,22 @@ export class MemoryTextIndex {
         }
       }
       if (candidateCount >= 0) {
-        for (let at = 0; at < candidateCount; at += 1) {
-          const slot = candidates[at]!;
-          const found = findSlot(list.slots, list.length, slot);
-          if (found >= 0) scores[slot]! += contribution(idf, list.counts[found]!, slot);
+        if (candidateCount * Math.log2(list.length + 1) < list.length) {
+          for (let at = 0; at < candidateCount; at += 1) {
+            const slot = candidates[at]!;
+            const found = findSlot(list.slots, list.length, slot);
+            if (found >= 0) scores[slot]! += contribution(idf, list.counts[found]!, slot);
+          }
+        } else {
+          // Many candidates against this list: one pass over it, candidates marked, costs less
+          // than a binary search each (a 30k-candidate query took 1.7 ms by search).
+          for (let at = 0; at < candidateCount; at += 1) marked[candidates[at]!] = 1;
+          const { slots, counts } = list;
+          for (let at = 0; at < list.length; at += 1) {
+            const slot = slots[at]!;
+            if (marked[slot] === 1) scores[slot]! += contribution(idf, counts[at]!, slot);
+          }
+          for (let at = 0; at < candidateCount; at += 1) marked[candidates[at]!] = 0;
         }
         continue;
       }
