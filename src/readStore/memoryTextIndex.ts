@@ -286,8 +286,8 @@ function swap(heap: Float64Array | Int32Array, a: number, b: number): void {
 function kthScore(slots: Int32Array, length: number, scores: Float64Array, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
-  for (let at = 0; at < length; at += 1) {
-    const score = scores[slots[at]!]!;
+  for (let index = 0; index < length; index += 1) {
+    const score = scores[slots[index]!]!;
     if (size < k) {
       let at = size++;
       heap[at] = score;
