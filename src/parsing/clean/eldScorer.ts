@@ -22,7 +22,7 @@ const [{ dictionary }, { separators }, { avgScore }] = await Promise.all([
 ]);
 
 /** eld's n-gram database as typed arrays (see `readNgrams`). */
-interface Ngrams {
+export interface Ngrams {
   /** Language number → ISO 639-1 code. */
   codes: string[];
   /** Byte n-gram (one character per byte, see eld's dictionary.js) → its number. */
@@ -42,7 +42,7 @@ interface Ngrams {
  * single quotes (with `\'` and `\\` escaped): anything else stops the scan with an error, so an
  * update of the pinned package that changes it fails loudly.
  */
-function readNgrams(source: string): Ngrams {
+export function readNgrams(source: string): Ngrams {
   const fail = (at: number): never => {
     throw new Error(`eld's n-gram database has an unexpected shape at offset ${at}`);
   };
@@ -113,9 +113,9 @@ function readNgrams(source: string): Ngrams {
 
 // eld stores each weight less this floor and adds it back when scoring.
 const BASE_NGRAM_SCORE = 53;
-const { codes, numberOf, starts, pairs } = readNgrams(
-  readFileSync(new URL('ngrams/extrasmall.js', eldSource), 'utf8'),
-);
+/** The text of eld's n-gram module, as `readNgrams` reads it. */
+export const ELD_NGRAMS_URL = new URL('ngrams/extrasmall.js', eldSource);
+const { codes, numberOf, starts, pairs } = readNgrams(readFileSync(ELD_NGRAMS_URL, 'utf8'));
 const languageCount = codes.length;
 const PLAIN_ASCII = /^[A-Za-z]+(?: [A-Za-z]+)*$/;
 // eld's constants: how much of the text it reads, and how it scales and trusts scores.
