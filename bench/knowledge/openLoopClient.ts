@@ -1,7 +1,7 @@
 /**
  * The open-loop client in a process of its own, so that the benchmark's own pauses (its heap holds
- * the corpus) are not counted as the server's: reads `{ origin, path, bodies, rate, seconds }` as
- * JSON on stdin and writes `{ latencies, rate }` as JSON on stdout.
+ * the corpus) are not counted as the server's: reads `openLoop`'s options as JSON on stdin and
+ * writes its result (`latencies`, `rate`, `worstBySecond`) as JSON on stdout.
  */
 import { openLoop } from './load.js';
 

@@ -94,7 +94,7 @@ export function toHttpError(error: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
 
-/** 503 `service_unavailable`: a store or the bus cannot serve now; the client may retry after `retryAfterSeconds`. */
+/** 503 `service_unavailable`: something the request needs cannot serve now; the client may retry after `retryAfterSeconds`. */
 export function serviceUnavailable(message: string, retryAfterSeconds = 5): HttpError {
   return new HttpError(503, 'service_unavailable', message, [], { 'Retry-After': String(retryAfterSeconds) });
 }
