@@ -16,8 +16,12 @@ export interface Config {
   dataDir: string;
   logLevel: string;
   apiKeys: string[];
-  eventStore: 'file' | 'memory' | 'esdb';
+  eventStore: 'file' | 'memory' | 'esdb' | 'postgres';
   eventStoreUrl: string | null;
+  /** PostgreSQL connection string of the event log (EVENT_STORE=postgres). */
+  postgresUrl: string | null;
+  /** Where uploaded bytes wait for their ingestion job: files under DATA_DIR, or NATS's object store. */
+  blobStore: 'file' | 'nats';
   bus: 'memory' | 'nats';
   natsUrl: string | null;
   readStore: 'embedded' | 'mongodb';
@@ -36,6 +40,10 @@ export interface Config {
   readYourWritesTimeoutMs: number;
   taskHeartbeatMs: number;
   taskStallTimeoutMs: number;
+  /** A worker whose liveness heartbeat is older than this is dead: its claims are taken over. */
+  taskClaimTimeoutMs: number;
+  /** Longest a synchronous request waits for an engine that does not answer before it gets 503. */
+  engineTimeoutMs: number;
   /** Deletions within this window share one scrub of the stores' files. */
   scrubDelayMs: number;
   /** Set when another process also writes the event store file: how often subscribers poll it. */
@@ -151,7 +159,14 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
   {
     name: 'EVENT_STORE',
     default: 'file',
-    meaning: '`file` (SQLite under DATA_DIR), `memory` (tests), or `esdb` (EventStoreDB).',
+    meaning:
+      '`file` (SQLite under DATA_DIR), `memory` (tests), `postgres` (PostgreSQL: one log several hosts share) or `esdb` (EventStoreDB).',
+  },
+  {
+    name: 'POSTGRES_URL',
+    default: '(none)',
+    meaning:
+      'PostgreSQL connection string of the event log, e.g. `postgres://archivist@127.0.0.1:5432/archivist`.',
   },
   {
     name: 'EVENTSTORE_URL',
@@ -169,6 +184,12 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     meaning: '`memory` (in-process; queues kept in SQLite under DATA_DIR) or `nats` (JetStream).',
   },
   { name: 'NATS_URL', default: '(none)', meaning: 'NATS server, e.g. `nats://127.0.0.1:4222`.' },
+  {
+    name: 'BLOB_STORE',
+    default: '(file; nats with BUS=nats)',
+    meaning:
+      'Where uploaded bytes wait for the worker that ingests them: `file` (under DATA_DIR, so API and workers must share it) or `nats` (the JetStream object store of NATS_URL: nothing shared on disk).',
+  },
   { name: 'READ_STORE', default: 'embedded', meaning: '`embedded` (SQLite under DATA_DIR) or `mongodb`.' },
   { name: 'MONGODB_URL', default: '(none)', meaning: 'MongoDB connection string (MongoDB, or FerretDB).' },
   { name: 'MONGODB_DATABASE', default: 'archivist', meaning: 'Database name for the read models.' },
@@ -210,6 +231,18 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     default: '300000',
     meaning:
       'A running task with no recorded step for this long is failed by the watchdog if no live worker holds its lease.',
+  },
+  {
+    name: 'TASK_CLAIM_TIMEOUT_MS',
+    default: '(3 × TASK_HEARTBEAT_MS: 30000)',
+    meaning:
+      'A worker that has not renewed its liveness heartbeat (every TASK_HEARTBEAT_MS) for this long is presumed dead: another worker takes over its tasks and the uploads it had claimed.',
+  },
+  {
+    name: 'ENGINE_TIMEOUT_MS',
+    default: '5000',
+    meaning:
+      'Longest a request waits for an engine (event store, read store, bus, vector store) that does not answer; it then gets 503 with `Retry-After`, never a hang.',
   },
   {
     name: 'SCRUB_DELAY_MS',
@@ -360,7 +393,7 @@ export const CONFIG_VARIABLES: readonly Variable[] = [
     name: 'READY_REQUIRES',
     default: '(empty)',
     meaning:
-      'Comma-separated optional components `/health/ready` requires besides the stores, bus and projections: embedder, llm, vector_store, reranker.',
+      'Comma-separated optional components `/health/ready` requires besides the stores, bus and projections: embedder, llm, vector_store, reranker, workers (a live worker for every job queue).',
   },
   {
     name: 'VECTOR_EXACT_BELOW',
@@ -604,8 +637,8 @@ function searchWeights(env: Env): { lexical: number; dense: number } {
 }
 
 /** Also checks the documented default: a table naming a value the code rejects fails at start-up. */
-function oneOf<T extends string>(env: Env, name: string, options: readonly T[]): T {
-  const value = text(env, name);
+function oneOf<T extends string>(env: Env, name: string, options: readonly T[], fallback?: T): T {
+  const value = text(env, name, fallback);
   if (!(options as readonly string[]).includes(value)) {
     throw new ConfigError(`${name} must be one of ${options.join(', ')}, got ${JSON.stringify(value)}`);
   }
@@ -667,10 +700,12 @@ function httpTimeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'bodyIdleTime
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb'] as const);
+  const eventStore = oneOf(env, 'EVENT_STORE', ['file', 'memory', 'esdb', 'postgres'] as const);
   const bus = oneOf(env, 'BUS', ['memory', 'nats'] as const);
   const readStore = oneOf(env, 'READ_STORE', ['embedded', 'mongodb'] as const);
   const vectorStore = oneOf(env, 'VECTOR_STORE', ['embedded', 'milvus'] as const);
+  const blobStore = oneOf(env, 'BLOB_STORE', ['file', 'nats'] as const, bus === 'nats' ? 'nats' : 'file');
+  refuseUnusedEngines(env, { eventStore, bus, readStore, vectorStore, blobStore });
   return {
     host: text(env, 'HOST'),
     port: integer(env, 'PORT', 0, 65_535),
@@ -690,8 +725,15 @@ export function loadConfig(env: Env = process.env): Config {
       .filter((key) => key.length > 0),
     eventStore,
     eventStoreUrl: url(env, 'EVENTSTORE_URL', eventStore === 'esdb', 'EVENT_STORE=esdb'),
+    postgresUrl: url(env, 'POSTGRES_URL', eventStore === 'postgres', 'EVENT_STORE=postgres'),
+    blobStore,
     bus,
-    natsUrl: url(env, 'NATS_URL', bus === 'nats', 'BUS=nats'),
+    natsUrl: url(
+      env,
+      'NATS_URL',
+      bus === 'nats' || blobStore === 'nats',
+      bus === 'nats' ? 'BUS=nats' : 'BLOB_STORE=nats',
+    ),
     readStore,
     mongodbUrl: url(env, 'MONGODB_URL', readStore === 'mongodb', 'READ_STORE=mongodb'),
     mongodbDatabase: text(env, 'MONGODB_DATABASE'),
@@ -702,6 +744,14 @@ export function loadConfig(env: Env = process.env): Config {
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 0, 60_000),
     taskHeartbeatMs: integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
     taskStallTimeoutMs: integer(env, 'TASK_STALL_TIMEOUT_MS', 1_000, 86_400_000),
+    taskClaimTimeoutMs: integer(
+      env,
+      'TASK_CLAIM_TIMEOUT_MS',
+      100,
+      86_400_000,
+      3 * integer(env, 'TASK_HEARTBEAT_MS', 50, 3_600_000),
+    ),
+    engineTimeoutMs: integer(env, 'ENGINE_TIMEOUT_MS', 100, 600_000),
     scrubDelayMs: integer(env, 'SCRUB_DELAY_MS', 0, 3_600_000),
     eventStorePollMs: env['EVENT_STORE_POLL_MS']?.trim()
       ? integer(env, 'EVENT_STORE_POLL_MS', 1, 60_000)
@@ -842,7 +892,36 @@ function defaultParseBudgetMb(env: Env): number {
   return Math.ceil((4 * maxUploadBytes) / (1024 * 1024)) + 300;
 }
 
+/**
+ * An engine's address given for a port configured to another adapter is refused, not ignored: a
+ * user who sets MILVUS_URL and forgets VECTOR_STORE=milvus would otherwise run on an embedded index
+ * without knowing it.
+ */
+function refuseUnusedEngines(
+  env: Env,
+  chosen: Pick<Config, 'eventStore' | 'bus' | 'readStore' | 'vectorStore' | 'blobStore'>,
+): void {
+  const engines = [
+    ['NATS_URL', 'BUS', 'nats', chosen.bus === 'nats' || chosen.blobStore === 'nats'],
+    ['EVENTSTORE_URL', 'EVENT_STORE', 'esdb', chosen.eventStore === 'esdb'],
+    ['POSTGRES_URL', 'EVENT_STORE', 'postgres', chosen.eventStore === 'postgres'],
+    ['MONGODB_URL', 'READ_STORE', 'mongodb', chosen.readStore === 'mongodb'],
+    ['MILVUS_URL', 'VECTOR_STORE', 'milvus', chosen.vectorStore === 'milvus'],
+  ] as const;
+  for (const [urlName, portName, adapter, used] of engines) {
+    if (env[urlName]?.trim() && !used) {
+      throw new ConfigError(
+        `${urlName} is set but ${portName} is ${JSON.stringify(env[portName]?.trim() || documentedDefault(portName))}: set ${portName}=${adapter} to use it, or unset ${urlName}`,
+      );
+    }
+  }
+}
+
 /** Every port on its embedded adapter: one process owns the data folder and runs every role. */
 export function isEmbedded(config: Pick<Config, 'eventStore' | 'bus' | 'readStore'>): boolean {
-  return config.eventStore !== 'esdb' && config.bus === 'memory' && config.readStore === 'embedded';
+  return (
+    (config.eventStore === 'file' || config.eventStore === 'memory') &&
+    config.bus === 'memory' &&
+    config.readStore === 'embedded'
+  );
 }

@@ -1,3 +1,4 @@
+import { childEnv } from '../support/childEnv.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 function run(args: string[], env: Record<string, string>) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    env: childEnv({ LOG_LEVEL: 'silent', ...env }),
     encoding: 'utf8',
     timeout: 30_000,
   });

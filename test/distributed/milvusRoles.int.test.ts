@@ -1,3 +1,4 @@
+import { childEnv } from '../support/childEnv.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ describe('distributed: the vector index in Milvus, kept by the projector role an
 
   async function start(name: string, role: 'api' | 'worker' | 'projector'): Promise<Role> {
     const child = spawn(process.execPath, ['--import', 'tsx', fixture, role], {
-      env: { ...process.env, ...env },
+      env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log: string[] = [];

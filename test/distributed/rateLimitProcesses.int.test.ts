@@ -1,3 +1,4 @@
+import { childEnv } from '../support/childEnv.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ describe('distributed: one user’s rate limit shared by two API processes (BUS=
 
   async function startApi(natsUrl: string): Promise<ApiProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), 'archivist-limits-'));
-    const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', BUS: 'nats', NATS_URL: natsUrl };
+    const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', BUS: 'nats', NATS_URL: natsUrl });
     // The same user name in both (each process has its own event store): limits go by user name.
     const cli = (...args: string[]): string => {
       const ran = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {

@@ -1,3 +1,4 @@
+import { childEnv } from '../support/childEnv.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +18,7 @@ function startCrashingProcess(
   crashAt: 'before-effect' | 'after-effect',
 ): Promise<{ child: ChildProcess; url: string; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
-    env: {
-      ...process.env,
+    env: childEnv({
       DATA_DIR: dataDir,
       EVENT_STORE: 'file',
       PORT: '0',
@@ -26,7 +26,7 @@ function startCrashingProcess(
       TASK_HEARTBEAT_MS: '100',
       PARSE_WORKERS: '1',
       TOOL_CRASH_AT: crashAt,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
