@@ -53,6 +53,37 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses an engine address given for a port configured to another adapter, instead of ignoring it', () => {
+    expect(() => loadConfig({ MILVUS_URL: 'http://127.0.0.1:19530' })).to.throw(
+      'MILVUS_URL is set but VECTOR_STORE is "embedded": set VECTOR_STORE=milvus to use it, or unset MILVUS_URL',
+    );
+    expect(() =>
+      loadConfig({ EVENT_STORE: 'esdb', EVENTSTORE_URL: 'esdb://h:2113', POSTGRES_URL: 'postgres://h/db' }),
+    ).to.throw('POSTGRES_URL is set but EVENT_STORE is "esdb"');
+    expect(() => loadConfig({ MONGODB_URL: 'mongodb://h:27017' })).to.throw(
+      'MONGODB_URL is set but READ_STORE',
+    );
+    expect(() => loadConfig({ NATS_URL: 'nats://h:4222' })).to.throw('NATS_URL is set but BUS');
+    // Every engine named and used: accepted, uploads then travel through NATS's object store.
+    expect(
+      loadConfig({
+        EVENT_STORE: 'postgres',
+        POSTGRES_URL: 'postgres://archivist@h:5432/archivist',
+        BUS: 'nats',
+        NATS_URL: 'nats://h:4222',
+        READ_STORE: 'mongodb',
+        MONGODB_URL: 'mongodb://h:27017',
+        VECTOR_STORE: 'milvus',
+        MILVUS_URL: 'http://h:19530',
+      }),
+    ).to.include({ eventStore: 'postgres', blobStore: 'nats', vectorStore: 'milvus' });
+    // BLOB_STORE=nats alone uses NATS for uploads only.
+    expect(loadConfig({ BLOB_STORE: 'nats', NATS_URL: 'nats://h:4222' })).to.include({
+      bus: 'memory',
+      blobStore: 'nats',
+    });
+  });
+
   it('reads Milvus addresses with or without a scheme, keeping credentials out of what it shows', () => {
     expect(loadConfig({ VECTOR_STORE: 'milvus', MILVUS_URL: 'milvus:19530' })).to.include({
       vectorStore: 'milvus',

@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { documentEvents, type DocumentEvent } from '../domain/document/events.js';
-import type { AllBatch, EventStore, RecordedEvent } from '../eventStore/eventStore.js';
+import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
 import type { Embedder } from '../models/embedder.js';
-import { followBatches } from '../projections/followBatches.js';
+import { createLogProcessor, type Opened, type ProcessorStatus } from '../logProcessing/logProcessor.js';
 import type { VectorIndex, VectorRecord } from '../vector/vectorIndex.js';
+import type { HeldLease } from '../logProcessing/fencedLease.js';
 import type { EmbeddingCache } from './embeddingCache.js';
 import { embedWithCache } from './embedChunks.js';
 
@@ -21,16 +21,12 @@ export interface VectorProjectorOptions {
   batchSize?: number;
   /**
    * For an index shared by several processes (Milvus): taken before following and renewed with
-   * every batch and idle turn; false means another process holds it, and this one stands by.
+   * every batch and idle turn; null means another process holds it, and this one stands by.
    */
-  lease?: { acquire(): Promise<boolean>; release(): Promise<void> };
+  lease?: () => Promise<HeldLease | null>;
 }
 
-export interface VectorProjectorStatus {
-  state: 'starting' | 'live' | 'standby' | 'failed' | 'stopped';
-  position: number;
-  error: string | null;
-}
+export type VectorProjectorStatus = Omit<ProcessorStatus, 'name'>;
 
 /**
  * Keeps the vector index in step with the log: `ChunkStored` upserts the chunk's vector (from the
@@ -42,16 +38,6 @@ export interface VectorProjectorStatus {
 export function createVectorProjector(options: VectorProjectorOptions) {
   const { eventStore, index, log } = options;
   const controller = new AbortController();
-  const waiters = new Set<() => void>();
-  const status: VectorProjectorStatus = { state: 'starting', position: 0, error: null };
-  let running: Promise<void> | null = null;
-
-  /** A pause that `stop()` cuts short. */
-  const pause = (ms: number): Promise<void> =>
-    sleep(ms, undefined, { signal: controller.signal }).catch(() => undefined);
-  const wakeWaiters = (): void => {
-    for (const wake of [...waiters]) wake();
-  };
 
   async function applyBatch(events: readonly RecordedEvent[]): Promise<void> {
     const decoded = events.map((recorded) => ({
@@ -99,90 +85,63 @@ export function createVectorProjector(options: VectorProjectorOptions) {
     await flush();
   }
 
-  async function follow(): Promise<void> {
-    const signal = controller.signal;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        if (options.lease && !(await options.lease.acquire())) {
-          status.state = 'standby';
-          await pause(1_000);
-          continue;
-        }
-        const checkpoint = await index.checkpoint();
-        status.position = checkpoint === null ? 0 : Number(checkpoint);
-        status.state = 'live';
-        status.error = null;
-        wakeWaiters();
-        const renewed = async (): Promise<'lost' | undefined> =>
-          options.lease && !(await options.lease.acquire()) ? 'lost' : undefined;
-        const outcome = await followBatches<AllBatch, 'lost'>(
-          eventStore.subscribeToAll({
-            fromPosition: status.position,
-            filter: { eventTypes: documentEvents.types },
-            maxBatch: options.batchSize ?? 256,
-            signal,
-          }),
-          {
-            idleMs: 1_000,
-            async batch(batch) {
-              if ((await renewed()) === 'lost') return 'lost';
-              if (batch.events.length > 0) await applyBatch(batch.events);
-              if (batch.checkpoint !== status.position) await index.commit(String(batch.checkpoint));
-              status.position = batch.checkpoint;
-              failures = 0;
-              wakeWaiters();
-              return undefined;
-            },
-            idle: renewed,
-          },
-        );
-        if (outcome === 'lost')
-          log.warn({ collection: index.collection }, 'vector projection lease lost; standing by');
-      } catch (error) {
-        if (signal.aborted) break;
-        failures += 1;
-        status.state = 'failed';
-        status.error = (error as Error).message;
-        log.error({ err: error, collection: index.collection }, 'vector projection failed; retrying');
-        wakeWaiters();
-        await pause(Math.min(30_000, 250 * 2 ** failures));
-      }
+  async function open(): Promise<Opened<'lease_lost'>> {
+    const held = options.lease ? await options.lease() : null;
+    if (options.lease && !held) return { wait: 'standby', retryMs: 1_000 };
+    let position: number;
+    try {
+      const checkpoint = await index.checkpoint();
+      position = checkpoint === null ? 0 : Number(checkpoint);
+    } catch (error) {
+      await held?.release().catch(() => undefined);
+      throw error;
     }
-    await options.lease?.release().catch(() => undefined);
-    status.state = 'stopped';
-    wakeWaiters();
+    const renewed = async (): Promise<'lease_lost' | undefined> =>
+      held && !(await held.renewIfDue()) ? 'lease_lost' : undefined;
+    return {
+      session: {
+        from: position,
+        filter: { eventTypes: documentEvents.types },
+        async batch(batch) {
+          if ((await renewed()) === 'lease_lost') return 'lease_lost';
+          if (batch.events.length > 0) await applyBatch(batch.events);
+          if (batch.checkpoint !== position) await index.commit(String(batch.checkpoint));
+          position = batch.checkpoint;
+          return undefined;
+        },
+        idle: renewed,
+        close: async () => held?.release(),
+      },
+    };
   }
+
+  const processor = createLogProcessor<'lease_lost'>({
+    name: `vectors:${index.collection}`,
+    eventStore,
+    log,
+    open,
+    describeEnd: () => 'vector projection lease lost; standing by',
+    maxBatch: options.batchSize ?? 256,
+    idleMs: 1_000,
+    retry: { baseMs: 250, maxMs: 30_000 },
+  });
 
   return {
     start(): void {
-      running ??= follow();
+      processor.start();
     },
     async stop(): Promise<void> {
+      // Also cuts short an embedding call of the batch in hand.
       controller.abort();
-      await running;
+      await processor.stop();
     },
     status(): VectorProjectorStatus {
-      return { ...status };
+      const { name: _name, ...status } = processor.status();
+      return status;
     },
     /** True once the index holds everything up to `position`; false after `timeoutMs`. */
-    async waitFor(position: number, timeoutMs: number): Promise<boolean> {
-      const deadline = Date.now() + timeoutMs;
-      while (status.position < position) {
-        const left = deadline - Date.now();
-        if (left <= 0 || controller.signal.aborted) return false;
-        await new Promise<void>((resolve) => {
-          const wake = (): void => {
-            waiters.delete(wake);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(wake, Math.min(left, 50));
-          waiters.add(wake);
-        });
-      }
-      return true;
-    },
+    waitFor: (position: number, timeoutMs: number): Promise<boolean> =>
+      processor.waitFor(position, timeoutMs),
   };
 }
 

@@ -1,3 +1,4 @@
+import { holdLease } from '../logProcessing/fencedLease.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
 import type { Embedder } from '../models/embedder.js';
@@ -58,15 +59,7 @@ export async function rebuildVectors(options: VectorRebuildOptions): Promise<Vec
     embedder,
     embeddings: options.embeddings,
     log,
-    ...(store.shared
-      ? {
-          lease: {
-            acquire: async () =>
-              (await options.readStore.acquireLease(lease, options.owner, 15_000)) !== null,
-            release: () => options.readStore.releaseLease(lease, options.owner),
-          },
-        }
-      : {}),
+    ...(store.shared ? { lease: () => holdLease(options.readStore, lease, options.owner, 15_000) } : {}),
     // Cache entries are the server's to forget (its projector sees the deletions too).
     hashesInUse: async () => null,
   });

@@ -3,9 +3,16 @@ import type { Logger } from '../log.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import type { Projection } from './projection.js';
 import type { ReadModels } from './readModels.js';
-import type { InstanceDoc, InstanceRef, ProjectionRegistry } from './registry.js';
+import type { InstanceRef, ProjectionRegistry } from './registry.js';
 import { REGISTRY_COLLECTION, instanceId, physicalCollection } from './registry.js';
-import { runInstance, type InstanceHooks } from './instanceRunner.js';
+import { openInstanceSession, type InstanceHooks, type InstanceOutcome } from './instanceRunner.js';
+import { holdLease } from '../logProcessing/fencedLease.js';
+import {
+  createLogProcessor,
+  followSession,
+  type LogProcessor,
+  type Opened,
+} from '../logProcessing/logProcessor.js';
 
 export interface ProjectionEngineOptions {
   eventStore: EventStore;
@@ -65,22 +72,25 @@ export interface ProjectionEngine {
   /** Builds a fresh instance of `name` from position 0 beside the active one and switches to it. */
   rebuild(name: string, options?: { onProgress?: (position: number, head: number) => void }): Promise<void>;
   status(): ProjectionStatus[];
+  /**
+   * Where every projection stands, whichever process applies it (this one, another, or none): the
+   * active instance's checkpoint, and who holds its lease. What any role reports of projections.
+   */
+  positions(): Promise<ProjectionPosition[]>;
+}
+
+export interface ProjectionPosition {
+  name: string;
+  /** This process's state when it runs the projection; else `applied_elsewhere` or `stopped` (nobody does). */
+  state: RunnerState | 'applied_elsewhere';
+  /** The active instance's checkpoint (-1 before any instance exists). */
+  position: number;
+  /** The process holding the active instance's lease, when one does. */
+  holder: string | null;
 }
 
 export function sameInstance(a: InstanceRef | null, b: InstanceRef): boolean {
   return a !== null && a.name === b.name && a.version === b.version && a.generation === b.generation;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**
@@ -98,7 +108,6 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
   /** Position of the active instance per projection name, as far as this process knows. */
   const activePositions = new Map<string, number>();
   const waiters = new Set<() => void>();
-  const runners: Promise<void>[] = [];
 
   const notify = (): void => {
     for (const wake of [...waiters]) wake();
@@ -171,66 +180,81 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
     };
   }
 
-  async function runProjection(projection: Projection): Promise<void> {
-    const signal = controller.signal;
-    let failures = 0;
-    while (!signal.aborted) {
-      let instance: InstanceDoc | null = null;
-      let leased = false;
-      try {
-        const target = await registry.target(projection);
-        if (target.kind === 'outdated') {
-          activePositions.delete(projection.name);
-          // Reads here must stop at once, not when the cached pointer expires.
-          options.readModels.setActive(target.active);
-          if (statuses.get(projection.name)?.state !== 'outdated') {
-            log.warn(
-              {
-                projection: projection.name,
-                version: projection.version,
-                activeVersion: target.active.version,
-              },
-              'a newer version of this projection is active: this process neither runs nor serves it',
-            );
-          }
-          setStatus(projection, { state: 'outdated', generation: null, error: null });
-          notify();
-          await sleep(Math.min(5_000, leaseTtlMs), signal);
-          continue;
-        }
-        instance = target.instance;
-        const lease = await readStore.acquireLease(instanceId(instance), options.owner, leaseTtlMs);
-        if (!lease) {
-          setStatus(projection, {
-            state: 'standby',
-            generation: instance.generation,
-            position: instance.position,
-          });
-          await sleep(Math.min(1_000, leaseTtlMs / 3), signal);
-          continue;
-        }
-        leased = true;
-        const outcome = await runInstance(context, projection, instance, lease, signal, hooksFor(projection));
-        failures = 0;
-        if (outcome === 'stopped') break;
-        log.info({ projection: projection.name, outcome }, 'projection runner switching instance');
-      } catch (error) {
-        if (signal.aborted) break;
-        failures += 1;
-        // Capped low: most failures are a store that is briefly down, and reads wait on recovery.
-        const delay = Math.min(5_000, 250 * 2 ** Math.min(failures, 5));
-        setStatus(projection, { state: 'failed', error: (error as Error).message });
-        log.error(
-          { err: error, projection: projection.name, retryInMs: delay },
-          'projection failed; retrying from its checkpoint',
+  /** Which instance this process should run, under its lease: a session, or a reason to wait. */
+  async function open(projection: Projection): Promise<Opened<InstanceOutcome>> {
+    const target = await registry.target(projection);
+    if (target.kind === 'outdated') {
+      activePositions.delete(projection.name);
+      // Reads here must stop at once, not when the cached pointer expires.
+      options.readModels.setActive(target.active);
+      if (statuses.get(projection.name)?.state !== 'outdated') {
+        log.warn(
+          { projection: projection.name, version: projection.version, activeVersion: target.active.version },
+          'a newer version of this projection is active: this process neither runs nor serves it',
         );
-        await sleep(delay, signal);
-      } finally {
-        if (instance && leased)
-          await readStore.releaseLease(instanceId(instance), options.owner).catch(() => undefined);
       }
+      setStatus(projection, { state: 'outdated', generation: null, error: null });
+      notify();
+      return { wait: 'outdated', retryMs: Math.min(5_000, leaseTtlMs) };
     }
-    setStatus(projection, { state: 'stopped' });
+    const instance = target.instance;
+    const held = await holdLease(readStore, instanceId(instance), options.owner, leaseTtlMs);
+    if (!held) {
+      setStatus(projection, {
+        state: 'standby',
+        generation: instance.generation,
+        position: instance.position,
+      });
+      return { wait: 'standby', retryMs: Math.min(1_000, leaseTtlMs / 3) };
+    }
+    try {
+      const opened = await openInstanceSession(context, projection, instance, held, hooksFor(projection));
+      if ('done' in opened) {
+        await held.release();
+        // Done before reading anything (switched at once): open again for the instance now active.
+        return { wait: 'standby', retryMs: 0 };
+      }
+      return { session: opened };
+    } catch (error) {
+      await held.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  const processors = new Map<string, LogProcessor>(
+    registry.projections.map((projection) => [
+      projection.name,
+      createLogProcessor<InstanceOutcome>({
+        name: projection.name,
+        eventStore: options.eventStore,
+        log,
+        open: () => open(projection),
+        describeEnd: (outcome) => `switching instance (${outcome})`,
+        maxBatch: context.batchSize,
+        idleMs: context.idleFlushMs,
+        // Capped low: most failures are a store that is briefly down, and reads wait on recovery.
+        retry: { baseMs: 250, maxMs: 5_000 },
+      }),
+    ]),
+  );
+
+  /** The engine's own view of a projection, with the processor's state where it says more. */
+  function statusOf(projection: Projection): ProjectionStatus {
+    const own = statuses.get(projection.name);
+    const processor = processors.get(projection.name)?.status();
+    const base: ProjectionStatus = own ?? {
+      name: projection.name,
+      version: projection.version,
+      generation: null,
+      state: 'starting',
+      position: 0,
+      error: null,
+    };
+    // Failures and stops are the processor's to know; the rest the instance session reports.
+    if (processor && (processor.state === 'failed' || processor.state === 'stopped')) {
+      return { ...base, state: processor.state, error: processor.error };
+    }
+    return base;
   }
 
   async function currentPosition(name: string): Promise<number> {
@@ -247,7 +271,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       await registry.init();
       for (const projection of registry.projections) {
         setStatus(projection, { state: 'starting' });
-        runners.push(runProjection(projection));
+        processors.get(projection.name)!.start();
         scheduleSweep(projection, 0);
       }
     },
@@ -257,7 +281,7 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       for (const timer of sweeps) clearTimeout(timer);
       sweeps.clear();
       notify();
-      await Promise.allSettled(runners);
+      await Promise.all([...processors.values()].map((processor) => processor.stop()));
     },
 
     async waitFor(position, waitOptions = {}) {
@@ -293,33 +317,54 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       }
       const instance = await registry.createInstance(projection);
       const owner = `${options.owner}:rebuild`;
-      const lease = await readStore.acquireLease(instanceId(instance), owner, leaseTtlMs);
-      if (!lease) throw new Error('rebuild instance is leased elsewhere');
-      try {
-        log.info(
-          { projection: name, generation: instance.generation },
-          'rebuilding projection beside the active instance',
-        );
-        const outcome = await runInstance(
-          { ...context, owner },
-          projection,
-          instance,
-          lease,
-          controller.signal,
-          {
-            untilSwitched: true,
-            onProgress: rebuildOptions.onProgress,
-          },
-        );
-        if (outcome !== 'switched')
-          throw new Error(`rebuild of ${name} ended before it caught up (${outcome})`);
-      } finally {
-        await readStore.releaseLease(instanceId(instance), owner);
-      }
+      const held = await holdLease(readStore, instanceId(instance), owner, leaseTtlMs);
+      if (!held) throw new Error('rebuild instance is leased elsewhere');
+      log.info(
+        { projection: name, generation: instance.generation },
+        'rebuilding projection beside the active instance',
+      );
+      const opened = await openInstanceSession({ ...context, owner }, projection, instance, held, {
+        untilSwitched: true,
+        onProgress: rebuildOptions.onProgress,
+      }).catch(async (error: unknown) => {
+        await held.release();
+        throw error;
+      });
+      const outcome =
+        'done' in opened
+          ? (await held.release(), opened.done)
+          : await followSession(options.eventStore, opened, {
+              signal: controller.signal,
+              maxBatch: context.batchSize,
+              idleMs: context.idleFlushMs,
+            }).finally(() => opened.close());
+      if (outcome !== 'switched')
+        throw new Error(`rebuild of ${name} ended before it caught up (${outcome})`);
     },
 
     status() {
-      return [...statuses.values()].map((status) => ({ ...status }));
+      return registry.projections.filter((projection) => statuses.has(projection.name)).map(statusOf);
+    },
+
+    async positions() {
+      const now = Date.now();
+      return Promise.all(
+        registry.projections.map(async (projection): Promise<ProjectionPosition> => {
+          const local = statuses.has(projection.name) ? statusOf(projection) : null;
+          const active = await registry.active(projection.name);
+          const [instance, lease] = active
+            ? await Promise.all([registry.instance(active), readStore.readLease(instanceId(active))])
+            : [null, null];
+          const holder = lease && lease.expiresAt > now ? lease.owner : null;
+          const position =
+            local?.state === 'live'
+              ? (activePositions.get(projection.name) ?? instance?.position ?? -1)
+              : (instance?.position ?? -1);
+          const running = local && !['standby', 'stopped', 'starting'].includes(local.state);
+          const state = running ? local.state : holder ? 'applied_elsewhere' : 'stopped';
+          return { name: projection.name, state, position, holder };
+        }),
+      );
     },
   };
 }

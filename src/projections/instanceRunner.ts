@@ -1,9 +1,10 @@
-import type { AllBatch, EventStore } from '../eventStore/eventStore.js';
+import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
-import type { Lease, ReadStore, WriteOperation } from '../readStore/readStore.js';
+import type { HeldLease } from '../logProcessing/fencedLease.js';
+import type { ProcessorSession } from '../logProcessing/logProcessor.js';
+import type { ReadStore, WriteOperation } from '../readStore/readStore.js';
 import { WriteConflictError } from '../readStore/readStore.js';
 import type { ProjectionStatus } from './engine.js';
-import { followBatches } from './followBatches.js';
 import type { Projection } from './projection.js';
 import type { ReadModels } from './readModels.js';
 import type { ActiveDoc, InstanceDoc, ProjectionRegistry } from './registry.js';
@@ -42,22 +43,23 @@ export interface InstanceHooks {
 export type InstanceOutcome = 'stopped' | 'superseded' | 'switched' | 'lease_lost';
 
 /**
- * Applies events to one instance of a projection until stopped, until it is no longer the instance
- * to run (`superseded`), until its lease is lost, or (with `untilSwitched`) until it has become
- * active. It reads only the events the projection handles; each batch is applied through a unit of
- * work and written with the new checkpoint in one write, fenced by the lease's epoch. A building
- * instance that has caught up becomes active in that same write — only over an older version or
- * generation, and only if the active pointer is still the one it read. Checkpoints that merely moved
- * past other events are kept in memory and written when the log goes quiet.
+ * The log-processor session of one instance of a projection: it applies events until it is no
+ * longer the instance to run (`superseded`), until its lease is lost, or (with `untilSwitched`)
+ * until it has become active. It reads only the events the projection handles; each batch is
+ * applied through a unit of work and written with the new checkpoint in one write, fenced by the
+ * lease's epoch. A building instance that has caught up becomes active in that same write — only
+ * over an older version or generation, and only if the active pointer is still the one it read.
+ * Checkpoints that merely moved past other events are kept in memory and written when the log goes
+ * quiet. Resolves with an outcome instead of a session when the instance is done before reading
+ * anything (an empty log switches a building instance at once).
  */
-export async function runInstance(
+export async function openInstanceSession(
   context: RunnerContext,
   projection: Projection,
   start: InstanceDoc,
-  lease: Lease,
-  signal: AbortSignal,
+  held: HeldLease,
   hooks: InstanceHooks,
-): Promise<InstanceOutcome> {
+): Promise<ProcessorSession<InstanceOutcome> | { done: InstanceOutcome }> {
   const { eventStore, readStore, registry, readModels, log } = context;
   const instance: InstanceDoc = { ...start };
   for (const collection of projection.collections) {
@@ -71,8 +73,7 @@ export async function runInstance(
   };
   const filter = { eventTypes: projection.handles };
   const handles = new Set(projection.handles);
-  const fence: WriteOperation = { op: 'fence', lease: lease.name, owner: context.owner, epoch: lease.epoch };
-  let leaseRenewedAt = Date.now();
+  const { fence } = held;
   let writtenAt = Date.now();
   /** A checkpoint reached but not written yet (it only moved past events this projection skips). */
   let unwritten: number | null = null;
@@ -83,14 +84,6 @@ export async function runInstance(
     position: instance.position,
     error: null,
   });
-
-  async function renewLease(): Promise<boolean> {
-    if (Date.now() - leaseRenewedAt <= context.leaseTtlMs / 3) return true;
-    const renewed = await readStore.acquireLease(lease.name, context.owner, context.leaseTtlMs);
-    if (!renewed || renewed.epoch !== lease.epoch) return false;
-    leaseRenewedAt = Date.now();
-    return true;
-  }
 
   /** Writes the batch's changes with the checkpoint; switches a caught-up building instance. */
   async function commit(
@@ -165,22 +158,16 @@ export async function runInstance(
   // An empty log (or one fully applied already) has no batch to commit: switch right away.
   if (instance.status === 'building') {
     const outcome = settle(await commit([], instance.position));
-    if (outcome) return outcome;
+    if (outcome) return { done: outcome };
   } else {
     context.onLive(projection.name, instance.position);
   }
-  report({ state: instance.status === 'live' ? 'live' : 'building' });
-
-  const subscription = eventStore.subscribeToAll({
-    fromPosition: instance.position,
+  return {
+    from: instance.position,
     filter,
-    maxBatch: context.batchSize,
-    signal,
-  });
-  const outcome = await followBatches<AllBatch, InstanceOutcome>(subscription, {
-    idleMs: context.idleFlushMs,
+    state: instance.status === 'live' ? 'live' : 'building',
     async batch(batch) {
-      if (!(await renewLease())) return 'lease_lost';
+      if (!(await held.renewIfDue())) return 'lease_lost';
       if (batch.events.length === 0 && instance.status === 'live') {
         // Nothing to apply: readers here may rely on it at once; the write can wait for a quiet moment.
         unwritten = batch.checkpoint;
@@ -196,10 +183,10 @@ export async function runInstance(
       return settle(await commit(unit.operations(), batch.checkpoint));
     },
     async idle() {
-      if (!(await renewLease())) return 'lease_lost';
+      if (!(await held.renewIfDue())) return 'lease_lost';
       if (unwritten === null || unwritten <= instance.position) return undefined;
       return settle(await commit([], unwritten));
     },
-  });
-  return outcome === 'ended' ? 'stopped' : outcome;
+    close: () => held.release(),
+  };
 }

@@ -1,7 +1,7 @@
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { ProjectionEngine } from './engine.js';
 
-export type ProjectionsState = 'live' | 'catching_up' | 'outdated' | 'failed';
+export type ProjectionsState = 'live' | 'catching_up' | 'outdated' | 'failed' | 'stopped';
 
 export interface ProjectionProgress {
   /** Position of the newest event in the log. */
@@ -14,14 +14,14 @@ export interface ProjectionProgress {
 /**
  * Where the projections stand against the log, in one place so that readiness and `/health/stats`
  * can never disagree: failed beats outdated (a newer version is active and this process's code
- * is older) beats catching up.
+ * is older) beats stopped (behind, and no process holds the projection) beats catching up.
  */
 export async function projectionProgress(
-  engine: Pick<ProjectionEngine, 'status' | 'waitFor'>,
+  engine: Pick<ProjectionEngine, 'status' | 'waitFor' | 'positions'>,
   eventStore: Pick<EventStore, 'headPosition'>,
 ): Promise<ProjectionProgress> {
   const statuses = engine.status();
-  const head = await eventStore.headPosition();
+  const [head, positions] = await Promise.all([eventStore.headPosition(), engine.positions()]);
   const failed = statuses.filter((status) => status.state === 'failed');
   if (failed.length > 0) {
     const reason = failed.map((status) => `${status.name}: ${status.error}`).join('; ');
@@ -37,7 +37,16 @@ export async function projectionProgress(
     };
   }
   const caughtUp = await engine.waitFor(head, { timeoutMs: 0 });
-  return caughtUp
-    ? { head, state: 'live', reason: null }
-    : { head, state: 'catching_up', reason: `catching up to position ${head}` };
+  if (caughtUp) return { head, state: 'live', reason: null };
+  // Behind, and no process applies them: waiting would not help, and "catching up" would be a lie.
+  const stopped = positions.filter((position) => position.state === 'stopped' && position.position < head);
+  if (stopped.length > 0) {
+    const names = stopped.map((position) => `${position.name} at ${Math.max(0, position.position)}`);
+    return {
+      head,
+      state: 'stopped',
+      reason: `no projector running: ${names.join(', ')} of position ${head}`,
+    };
+  }
+  return { head, state: 'catching_up', reason: `catching up to position ${head}` };
 }
