@@ -17,7 +17,7 @@ export interface HealthCheck {
 }
 
 /** The components readiness can be made to require besides the core ones (`READY_REQUIRES`). */
-export const OPTIONAL_COMPONENTS = ['embedder', 'llm', 'vector_store', 'reranker'] as const;
+export const OPTIONAL_COMPONENTS = ['embedder', 'llm', 'vector_store', 'reranker', 'workers'] as const;
 export type OptionalComponent = (typeof OPTIONAL_COMPONENTS)[number];
 
 /** Ready when every required component is healthy; an optional one only reports its state. */

@@ -10,8 +10,7 @@ import { createMemoryRateLimiter } from '../rateLimit/memoryRateLimiter.js';
 import { createJwtVerifier } from '../users/jwt.js';
 import { mountDocs } from './docs.js';
 import { assistantErrorSchema, errorHandler, notFound } from './errorHandler.js';
-import { mountRoutes, serveFixedRoutes, type FixedRoutes, type ReadYourWrites } from './mountRoutes.js';
-import { VECTORS_PROJECTION } from '../knowledge/vectorProjector.js';
+import { mountRoutes, serveFixedRoutes, type FixedRoutes } from './mountRoutes.js';
 import { documentRoutes } from './retrieval/documents.js';
 import { scrapeRoutes } from './retrieval/scrape.js';
 import { searchRoutes } from './retrieval/search.js';
@@ -44,6 +43,8 @@ export type AppDeps = Pick<
   | 'version'
   | 'health'
   | 'projectionProgress'
+  | 'behind'
+  | 'bus'
   | 'eventStore'
   | 'projections'
   | 'readModels'
@@ -67,20 +68,6 @@ export interface AppOptions {
   assistantRoutes?: readonly Route[];
 }
 
-/** Waits for projections by name: the vector index's projection, or read-model projections. */
-function readModelsAt(deps: AppDeps): ReadYourWrites['waitFor'] {
-  return async (position, { projections, timeoutMs }) => {
-    const readModels = projections.filter((name) => name !== VECTORS_PROJECTION);
-    const [models, vectors] = await Promise.all([
-      readModels.length > 0
-        ? deps.projections.waitFor(position, { projections: readModels, timeoutMs })
-        : true,
-      projections.includes(VECTORS_PROJECTION) ? deps.knowledge.waitForVectors(position, timeoutMs) : true,
-    ]);
-    return models && vectors;
-  };
-}
-
 /**
  * The HTTP application: both APIs, `/openapi.json`, `/docs` and `/redoc`. Middleware order:
  * request context (correlation id, logger) → error shapes → routers (auth, body parsing,
@@ -89,6 +76,7 @@ function readModelsAt(deps: AppDeps): ReadYourWrites['waitFor'] {
 export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const app = new Koa();
   app.silent = true;
+  const workQueues = { health: () => deps.bus.health(), startWithinMs: deps.config.engineTimeoutMs };
   const retrievalRoutes: Route[] = [
     ...healthRoutes(deps),
     ...taskRoutes({
@@ -105,10 +93,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ...eventRoutes({ eventStore: deps.eventStore, sseKeepAliveMs: deps.config.sseKeepAliveMs }),
     ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
     ...documentRoutes({ documents: deps.knowledge.documents, readModels: deps.readModels }),
-    ...scrapeRoutes({ tasks: deps.tasks, eventStore: deps.eventStore }),
+    ...scrapeRoutes({ tasks: deps.tasks, eventStore: deps.eventStore, workQueues }),
     ...uploadRoutes({
       tasks: deps.tasks,
       eventStore: deps.eventStore,
+      workQueues,
       blobs: deps.knowledge.blobs,
       maxFilesPerBulk: deps.config.uploadMaxFiles,
       zipLimits: {
@@ -144,7 +133,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       maxFiles: Math.max(1, deps.config.uploadMaxFiles),
       bodyIdleTimeoutMs: deps.config.bodyIdleTimeoutMs,
     },
-    readYourWrites: { waitFor: readModelsAt(deps), timeoutMs: deps.config.readYourWritesTimeoutMs },
+    readYourWrites: { behind: deps.behind, timeoutMs: deps.config.readYourWritesTimeoutMs },
   };
 
   // One router for everything, dispatching to the most specific route only: each router costs a

@@ -23,8 +23,14 @@ export interface MountOptions {
 }
 
 export interface ReadYourWrites {
-  /** True once `projections` have applied the log up to `position`; false when `timeoutMs` ran out. */
-  waitFor(position: number, options: { projections: readonly string[]; timeoutMs: number }): Promise<boolean>;
+  /**
+   * Waits until `projections` have applied the log up to `position`, at most `timeoutMs`; resolves
+   * with the names of those that had not (empty when all had).
+   */
+  behind(
+    position: number,
+    options: { projections: readonly string[]; timeoutMs: number },
+  ): Promise<readonly string[]>;
   timeoutMs: number;
 }
 
@@ -38,11 +44,11 @@ async function awaitProjections(
   readYourWrites: ReadYourWrites | undefined,
 ): Promise<Record<string, string>> {
   if (response.position === undefined || !route.readAfterWrite?.length || !readYourWrites) return {};
-  const caughtUp = await readYourWrites.waitFor(response.position, {
+  const behind = await readYourWrites.behind(response.position, {
     projections: route.readAfterWrite,
     timeoutMs: readYourWrites.timeoutMs,
   });
-  return caughtUp ? {} : { [STALE_READ_HEADER]: `timeout; projections=${route.readAfterWrite.join(',')}` };
+  return behind.length === 0 ? {} : { [STALE_READ_HEADER]: `timeout; projections=${behind.join(',')}` };
 }
 
 /** What the request-context middleware leaves on `ctx.state`. */

@@ -34,16 +34,20 @@ describe('health endpoints', () => {
       'read_store',
       'bus',
       'projections',
+      'blob_store',
+      'workers',
       'embedder',
       'llm',
       'vector_store',
       'reranker',
       'search_index',
     ]);
-    for (const core of ['event_store', 'read_store', 'bus', 'projections'])
+    for (const core of ['event_store', 'read_store', 'bus', 'projections', 'blob_store'])
       expect(byName[core], core).to.include({ healthy: true, required: true });
-    for (const optional of ['embedder', 'llm', 'vector_store', 'reranker', 'search_index'])
+    for (const optional of ['embedder', 'llm', 'vector_store', 'reranker', 'search_index', 'workers'])
       expect(byName[optional]!.required, optional).to.equal(false);
+    // This process runs the worker role: every job queue has a live worker.
+    expect(byName['workers']).to.deep.include({ healthy: true, reason: '1 worker process alive' });
   });
 
   it('GET /api/v1/health/stats reports what exists so far', async () => {
@@ -110,16 +114,25 @@ describe('readiness with required optional components and lagging projections', 
     expect(String(error)).to.match(/READY_REQUIRES has unknown flux_capacitor/);
   });
 
-  it('ready and stats agree while projections catch up', async () => {
+  it('ready and stats agree that no projector runs when none applies the lagging projections', async () => {
     app = await startTestApp();
     await app.runtime.projections.stop();
-    await app.runtime.tasks.create('nobody-runs-this', {}, { actorId: 'test', correlationId: 'c' });
+    const { position } = await app.runtime.tasks.create(
+      'nobody-runs-this',
+      {},
+      { actorId: 'test', correlationId: 'c' },
+    );
     const ready = await app.http.get('/api/v1/health/ready').expect(503);
     const projections = (ready.body.components as Array<{ name: string; reason: string | null }>).find(
       (c) => c.name === 'projections',
     );
-    expect(projections?.reason).to.match(/^catching up to position \d+$/);
+    expect(projections?.reason).to.match(/^no projector running: tasks at \d+, .* of position \d+$/);
     const stats = await app.http.get('/api/v1/health/stats').expect(200);
-    expect(stats.body.projections_state).to.equal('catching_up');
+    expect(stats.body.projections_state).to.equal('stopped');
+    const tasks = (stats.body.projections as Array<{ name: string; state: string; position: number }>).find(
+      (projection) => projection.name === 'tasks',
+    );
+    expect(tasks).to.deep.include({ state: 'stopped', holder: null });
+    expect(tasks!.position).to.be.lessThan(position);
   });
 });

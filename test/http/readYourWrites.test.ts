@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { STALE_READ_HEADER } from '../../src/http/mountRoutes.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
 import { TASKS, type TaskView } from '../../src/projections/tasksProjection.js';
+import { VECTORS_PROJECTION } from '../../src/knowledge/vectorProjector.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const caller = { actorId: 'test', correlationId: 'test' };
@@ -39,6 +40,18 @@ function routes(app: () => TestApp): Route[] {
     defineRoute({
       ...base,
       method: 'post',
+      path: '/test/tasks-and-vectors',
+      operationId: 'testTasksAndVectors',
+      summary: 'Creates a task, read after write from the tasks and the vector index',
+      readAfterWrite: [TASKS, VECTORS_PROJECTION],
+      async handle() {
+        const { taskId, position } = await app().runtime.tasks.create('noop', {}, caller);
+        return { body: { taskId }, position };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
       path: '/test/no-wait',
       operationId: 'testNoWait',
       summary: 'Declares no projections',
@@ -71,6 +84,28 @@ describe('read-your-writes per route', () => {
     const response = await app.http.post('/api/v1/test/future').expect(200);
     expect(response.headers[STALE_READ_HEADER.toLowerCase()]).to.equal('timeout; projections=tasks');
     expect(Date.now() - started).to.be.at.least(140);
+  });
+
+  it('names only the projections that did not catch up, not every one the route waits for', async () => {
+    // The vector index stops following the log; the tasks read model goes on.
+    await app.runtime.knowledge.collections.servingProjector()!.stop();
+    const response = await app.http.post('/api/v1/test/tasks-and-vectors').expect(200);
+    expect(response.headers[STALE_READ_HEADER.toLowerCase()]).to.equal('timeout; projections=vectors');
+  });
+
+  it('an asynchronous task is answered only once the tasks read model holds it (upload and scrape)', async () => {
+    // With the projections stopped, the wait must time out and say so: proof that it waits at all.
+    await app.runtime.projections.stop();
+    const scrape = await app.http
+      .post('/api/v1/scrape/async')
+      .send({ urls: ['https://example.com/a'] })
+      .expect(202);
+    expect(scrape.headers[STALE_READ_HEADER.toLowerCase()]).to.equal('timeout; projections=tasks');
+    const upload = await app.http
+      .post('/api/v1/upload/async')
+      .attach('file', Buffer.from('# Notes\n\nSome text.'), 'notes.md')
+      .expect(202);
+    expect(upload.headers[STALE_READ_HEADER.toLowerCase()]).to.equal('timeout; projections=tasks');
   });
 
   it('does not wait for a route that declares no projections', async () => {

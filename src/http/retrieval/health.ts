@@ -15,7 +15,7 @@ export interface HealthDeps {
   knowledge: Pick<KnowledgeBase, 'collection' | 'vectorPath' | 'embedder' | 'chatModel' | 'reranker'>;
   health(): Promise<ComponentHealth[]>;
   projectionProgress(): Promise<ProjectionProgress>;
-  projections: Pick<ProjectionEngine, 'status'>;
+  projections: Pick<ProjectionEngine, 'positions'>;
   readModels: Pick<ReadModels, 'countBy' | 'count'>;
 }
 
@@ -151,9 +151,9 @@ export function healthRoutes(deps: HealthDeps) {
               api_auth_enabled: { type: 'boolean' },
               projections_state: {
                 type: 'string',
-                enum: ['live', 'catching_up', 'outdated', 'failed'],
+                enum: ['live', 'catching_up', 'outdated', 'failed', 'stopped'],
                 description:
-                  'live when every read model has applied the whole log; the same judgement as the projections component of /health/ready',
+                  'live when every read model has applied the whole log; stopped when one is behind and no process (projector role) applies it; the same judgement as the projections component of /health/ready',
               },
               head_position: {
                 type: 'integer',
@@ -162,12 +162,16 @@ export function healthRoutes(deps: HealthDeps) {
               tasks_by_status: { type: 'object', additionalProperties: { type: 'integer' } },
               projections: {
                 type: 'array',
+                description:
+                  'Every read-model projection, whichever process applies it: its state here (live, catching_up, building, failed, outdated), applied_elsewhere (another process holds it) or stopped (no process does), the checkpoint of its active instance, and the process holding it',
                 items: {
                   type: 'object',
+                  required: ['name', 'state', 'position', 'holder'],
                   properties: {
                     name: { type: 'string' },
                     state: { type: 'string' },
                     position: { type: 'integer' },
+                    holder: { type: ['string', 'null'] },
                   },
                 },
               },
@@ -178,11 +182,12 @@ export function healthRoutes(deps: HealthDeps) {
         503: { description: 'A store is unavailable', schema: errorSchema },
       },
       async handle() {
-        const [groups, progress, documentCount, sources] = await Promise.all([
+        const [groups, progress, documentCount, sources, positions] = await Promise.all([
           deps.readModels.countBy(TASKS, 'status'),
           deps.projectionProgress(),
           deps.readModels.count(DOCUMENTS),
           deps.readModels.countBy(DOCUMENTS, 'source'),
+          deps.projections.positions(),
         ]);
         return {
           body: {
@@ -198,9 +203,7 @@ export function healthRoutes(deps: HealthDeps) {
             head_position: progress.head,
             projections_state: progress.state,
             tasks_by_status: Object.fromEntries(groups.map((group) => [String(group.value), group.count])),
-            projections: deps.projections
-              .status()
-              .map(({ name, state, position }) => ({ name, state, position })),
+            projections: positions,
             timestamp: new Date().toISOString(),
           },
         };
