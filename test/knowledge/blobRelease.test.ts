@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { BlobMissingError } from '../../src/blobStore/blobStore.js';
+import { createFileBlobStore } from '../../src/blobStore/fileBlobStore.js';
+import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
+import { blobReleaseReactor } from '../../src/knowledge/blobReleaseReactor.js';
+import { INGEST_UPLOAD_JOB } from '../../src/knowledge/ingestJobs.js';
+import { silentLogger } from '../../src/log.js';
+import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { createReactorRunner } from '../../src/workers/reactors.js';
+import { expectRejection } from '../support/expectRejection.js';
+
+describe("an upload's bytes are deleted when its task ends, however it ends", () => {
+  const caller = { actorId: 'tester', correlationId: 'c' };
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'archivist-blob-release-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function scenario(
+    end: (tasks: ReturnType<typeof createTaskCommands>, taskId: string) => Promise<void>,
+  ) {
+    const eventStore = createMemoryEventStore();
+    const readStore = createSqliteReadStore({ path: ':memory:' });
+    const blobs = createFileBlobStore(dir);
+    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const runner = createReactorRunner({
+      eventStore,
+      readStore,
+      reactors: [blobReleaseReactor({ eventStore, blobs })],
+      owner: 'test',
+      log: silentLogger,
+      idleFlushMs: 20,
+    });
+    await runner.start();
+    try {
+      const kept = await blobs.put(new Uint8Array([1, 2, 3]));
+      const blob = await blobs.put(new Uint8Array([4, 5, 6]));
+      const { taskId } = await tasks.create(INGEST_UPLOAD_JOB, { blob, fileName: 'a.txt' }, caller);
+      // Another job type's task naming the other blob in its input: not an upload, not touched.
+      const other = await tasks.create('scrape_urls', { blob: kept }, caller);
+      await end(tasks, other.taskId);
+      await end(tasks, taskId);
+      expect(await runner.waitFor(await eventStore.headPosition(), 10_000)).to.equal(true);
+      await expectRejection(blobs.get(blob), BlobMissingError);
+      expect([...(await blobs.get(kept))]).to.deep.equal([1, 2, 3]);
+    } finally {
+      await runner.stop();
+      await readStore.close();
+    }
+  }
+
+  it('failed by the watchdog after its worker was lost', async () => {
+    await scenario(async (tasks, taskId) => {
+      await tasks.beginAttempt({ taskId, workerId: 'w1', maxAttempts: 3, resumable: true }, caller);
+      await tasks.fail(
+        { taskId, attempt: null, reason: 'worker_lost', error: 'no worker holds attempt 1' },
+        { actorId: 'system:watchdog', correlationId: 'watchdog' },
+      );
+    });
+  });
+
+  it('cancelled before any worker took it', async () => {
+    await scenario(async (tasks, taskId) => {
+      await tasks.cancel({ taskId, reason: null }, caller);
+    });
+  });
+});
