@@ -55,6 +55,21 @@ async function serve(
   return listen(createApp(runtime, options.app?.(runtime)), runtime);
 }
 
+let unhandledLogged = false;
+
+/**
+ * Every engine call is awaited and handled where it is made; a rejection that still escapes is a
+ * bug, and ending the process for it would turn a brief engine outage into a lost worker. It is
+ * logged (as an error: the fault drills look for it) and the process goes on.
+ */
+function logUnhandledRejections(log: Logger): void {
+  if (unhandledLogged) return;
+  unhandledLogged = true;
+  process.on('unhandledRejection', (reason) => {
+    log.error({ err: reason }, 'unhandled rejection (a bug); the process goes on');
+  });
+}
+
 /** Starts a process with the given roles: the runtime, and the HTTP server when it serves the API. */
 export async function runProcess(
   config: Config,
@@ -62,6 +77,7 @@ export async function runProcess(
   roles: readonly Role[],
   options: ProcessOptions = {},
 ): Promise<RunningProcess> {
+  logUnhandledRejections(log);
   // Where start-up time goes, from the process's own start: Node and the modules, opening the
   // stores, starting the roles (projections resume from their checkpoints), and serving.
   const phases: Record<string, number> = {};

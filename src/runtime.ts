@@ -22,6 +22,7 @@ import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBa
 import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
 import { knowledgeProjection } from './projections/knowledgeProjection.js';
+import { VECTORS_PROJECTION } from './knowledge/vectorProjector.js';
 import { documentAggregate } from './commands/documentCommands.js';
 import { checkAll, type OptionalComponent } from './health.js';
 import { projectionProgress, type ProjectionProgress } from './projections/progress.js';
@@ -70,6 +71,9 @@ import { createScrubber, type Scrubber } from './workers/scrubber.js';
 import { taskDispatchReactor } from './workers/taskDispatch.js';
 import { createTaskWatchdog } from './workers/taskWatchdog.js';
 import { createTaskWorker } from './workers/taskWorker.js';
+import { createMembership, workersHealth } from './workers/members.js';
+import { openBlobStore } from './blobStore/openBlobStore.js';
+import type { BlobStore } from './blobStore/blobStore.js';
 import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
 import { taskAggregate } from './commands/taskCommands.js';
 
@@ -112,6 +116,12 @@ export interface Runtime {
   health(): Promise<ComponentHealth[]>;
   /** Where the projections stand: what readiness and `/health/stats` both report. */
   projectionProgress(): Promise<ProjectionProgress>;
+  /**
+   * Read-your-writes: waits until the named followers of the log (read-model projections, or
+   * `vectors` for the index search reads) have applied it up to `position`, at most `timeoutMs`;
+   * resolves with the names of those that had not.
+   */
+  behind(position: number, options: { projections: readonly string[]; timeoutMs: number }): Promise<string[]>;
   knowledge: KnowledgeBase;
   /** Users of the Assistant API, their credentials and roles. */
   users: Users;
@@ -179,7 +189,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const unlock = embedded && config.eventStore === 'file' ? lockDataDir(config.dataDir) : null;
   const owner = embedded ? 'embedded' : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-  let stores: { bus: Bus; eventStore: EventStore; readStore: ReadStore };
+  let stores: { bus: Bus; eventStore: EventStore; readStore: ReadStore; blobs: BlobStore };
   try {
     const opened = await openBus(config, log);
     stores = {
@@ -189,12 +199,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         log: log.child({ component: 'event_store' }),
       }),
       readStore: await openReadStore(config, log.child({ component: 'read_store' })),
+      blobs: await openBlobStore(config, log),
     };
   } catch (error) {
     unlock?.();
     throw error;
   }
-  const { bus, eventStore, readStore } = stores;
+  const { bus, eventStore, readStore, blobs } = stores;
   const rateLimiter = await openRateLimiter(config, log.child({ component: 'rate_limits' }));
   const {
     registry,
@@ -261,6 +272,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     eventStore,
     readStore,
     readModels,
+    blobs,
+    claimTimeoutMs: config.taskClaimTimeoutMs,
+    engineTimeoutMs: config.engineTimeoutMs,
     waitForProjections: (position, names, timeoutMs) =>
       projections.waitFor(position, { projections: names, timeoutMs }),
     parser,
@@ -387,7 +401,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     workerId,
     log: log.child({ component: 'worker' }),
     heartbeatMs: config.taskHeartbeatMs,
+    claimTimeoutMs: config.taskClaimTimeoutMs,
   });
+  let membership: ReturnType<typeof createMembership> | null = null;
   const watchdog = createTaskWatchdog({
     readModels,
     tasks,
@@ -411,6 +427,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         const progress = await projectionProgress(projections, eventStore);
         return { healthy: progress.state === 'live', reason: progress.reason };
       },
+    },
+    { name: 'blob_store', required: true, check: () => blobs.health() },
+    {
+      name: 'workers',
+      required: required('workers'),
+      check: () =>
+        workersHealth(
+          readStore,
+          jobs.all().map((job) => job.name),
+          clock(),
+        ),
     },
     ...knowledgeChecks(knowledge, required),
     ...searchIndexChecks(readStore),
@@ -436,6 +463,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     embedded,
     async start(roles = ALL_ROLES) {
       await registry.init();
+      // Every process says it is alive, whatever its roles: workers by their queues, so readiness
+      // anywhere can tell a queue no worker consumes, and claims of a dead one are taken over.
+      membership = createMembership({
+        readStore,
+        member: {
+          id: owner === 'embedded' ? `embedded:${hostname()}:${process.pid}` : owner,
+          host: hostname(),
+          pid: process.pid,
+          roles: [...roles],
+          queues: roles.includes('worker') ? jobs.all().map((job) => job.name) : [],
+        },
+        clock,
+        log: log.child({ component: 'membership' }),
+        heartbeatMs: config.taskHeartbeatMs,
+        timeoutMs: config.taskClaimTimeoutMs,
+      });
+      await membership.start();
       if (roles.includes('projector')) await projections.start();
       if (knowledge.vectorRoles.some((role) => roles.includes(role))) await knowledge.startVectors();
       if (roles.includes('worker')) {
@@ -446,6 +490,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       }
     },
     async stop() {
+      await membership?.stop();
       watchdog.stop();
       conversationPurge.stop();
       await worker.stop();
@@ -458,10 +503,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       await eventStore.close();
       await readStore.close();
       await rateLimiter.close();
+      await blobs.close();
       unlock?.();
     },
     health: () => checkAll(checks),
     projectionProgress: () => projectionProgress(projections, eventStore),
+    async behind(position, { projections: names, timeoutMs }) {
+      const reached = await Promise.all(
+        names.map((name) =>
+          // A store that cannot say where it stands (down) has not shown it caught up: the write
+          // stands, and the answer says the next read may be stale.
+          (name === VECTORS_PROJECTION
+            ? knowledge.waitForVectors(position, timeoutMs)
+            : projections.waitFor(position, { projections: [name], timeoutMs })
+          ).catch(() => false),
+        ),
+      );
+      return names.filter((_, i) => !reached[i]);
+    },
     knowledge,
     users,
     sessions,

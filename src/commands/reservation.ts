@@ -8,8 +8,11 @@ const MAX_ATTEMPTS = 8;
 
 export type ReservationOutcome =
   | { reserved: true }
-  /** `since`: when the holder claimed the key (its claim's `metadata.now`). */
-  | { reserved: false; holder: string; since: string };
+  /**
+   * `since`: when the holder claimed the key (its claim's `metadata.now`); `cause`: what made the
+   * claim (its `metadata.causationId`, e.g. `task:<id>` for an ingestion task), when it says.
+   */
+  | { reserved: false; holder: string; since: string; cause: string | null };
 
 /**
  * Claims a unique key (a source path, a URL, a content hash) for `holder` by appending
@@ -28,7 +31,12 @@ export async function reserve(
   for (let attempt = 1; ; attempt += 1) {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if (last?.type === 'KeyReserved') {
-      return { reserved: false, holder: String(last.data['holder'] ?? ''), since: last.metadata.now };
+      return {
+        reserved: false,
+        holder: String(last.data['holder'] ?? ''),
+        since: last.metadata.now,
+        cause: last.metadata.causationId ?? null,
+      };
     }
     try {
       await store.append(stream, [{ type: 'KeyReserved', data: { kind, key, holder }, metadata }], {

@@ -1,3 +1,4 @@
+import { BusUnavailableError } from '../bus/bus.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../domain/task/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 
@@ -16,26 +17,80 @@ const STATUS: Record<string, FinishedTask['status']> = {
 };
 
 /**
+ * How a synchronous request gives up on a task no worker can take: after `withinMs` without a
+ * start, while `available` says the work queues are down, `withdraw` cancels the task if it is still
+ * pending (true when it did). The request then answers 503 instead of waiting without end.
+ */
+export interface StartGuard {
+  withinMs: number;
+  available(): Promise<{ healthy: boolean; reason: string | null }>;
+  withdraw(): Promise<boolean>;
+}
+
+const STARTED: ReadonlySet<string> = new Set(['TaskStarted', 'TaskResumed']);
+
+/**
  * Follows a task's own stream until it finishes: how a synchronous endpoint waits for the same
  * worker pipeline an asynchronous one hands back a task id for. Rejects when `signal` aborts (the
- * client went away); the task itself goes on.
+ * client went away); the task itself goes on. With a `guard`, a task that no worker starts while
+ * the bus is down is withdrawn and the wait rejects with `BusUnavailableError` (a 503).
  */
 export async function awaitTask(
   eventStore: Pick<EventStore, 'subscribeToStream'>,
   taskId: string,
   signal: AbortSignal,
+  guard?: StartGuard,
 ): Promise<FinishedTask> {
   const terminal: ReadonlySet<string> = new Set(TERMINAL_TASK_EVENTS);
-  for await (const batch of eventStore.subscribeToStream(taskStream(taskId), { signal })) {
-    const end = batch.find((event) => terminal.has(event.type));
-    if (!end) continue;
-    return {
-      status: STATUS[end.type]!,
-      result: (end.data['result'] as Record<string, unknown> | null | undefined) ?? null,
-      error: (end.data['error'] as string | undefined) ?? null,
-      position: end.position,
-    };
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let started = false;
+  let refused: BusUnavailableError | null = null;
+  let checking: Promise<void> | null = null;
+  const timer = guard
+    ? setInterval(() => {
+        if (started || refused || checking) return;
+        checking = checkStart(guard)
+          .catch(() => undefined)
+          .finally(() => (checking = null));
+      }, guard.withinMs)
+    : null;
+  // Read through a function: the loop below must see the value the timer set, not a narrowed one.
+  const checkInFlight = (): Promise<void> | null => checking;
+  async function checkStart(startGuard: StartGuard): Promise<void> {
+    const bus = await startGuard.available().catch((error: unknown) => ({
+      healthy: false,
+      reason: (error as Error).message,
+    }));
+    if (bus.healthy || started || refused) return;
+    if (!(await startGuard.withdraw())) return;
+    refused = new BusUnavailableError(
+      `no worker could start the task within ${startGuard.withinMs} ms: ${bus.reason ?? 'the work queues are unavailable'}; it was withdrawn, try again`,
+    );
+    stop.abort(refused);
   }
+  try {
+    for await (const batch of eventStore.subscribeToStream(taskStream(taskId), { signal: stop.signal })) {
+      if (batch.some((event) => STARTED.has(event.type))) started = true;
+      const end = batch.find((event) => terminal.has(event.type));
+      if (!end) continue;
+      // Our own withdrawal, seen before it was said: the answer is the refusal, not "cancelled".
+      const inFlight = checkInFlight();
+      if (end.type === 'TaskCancelled' && inFlight) await inFlight;
+      if (refused) throw refused;
+      return {
+        status: STATUS[end.type]!,
+        result: (end.data['result'] as Record<string, unknown> | null | undefined) ?? null,
+        error: (end.data['error'] as string | undefined) ?? null,
+        position: end.position,
+      };
+    }
+  } finally {
+    if (timer) clearInterval(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (refused) throw refused;
   signal.throwIfAborted();
   throw new Error(`the event stream of task ${taskId} ended before the task finished`);
 }

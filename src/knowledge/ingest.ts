@@ -44,6 +44,15 @@ export interface IngestInput {
   skipDuplicates: boolean;
   caller: Caller;
   signal: AbortSignal;
+  /** The task ingesting it: named as the cause of its claims, so others can tell whether it lives. */
+  taskId?: string;
+  /**
+   * The id the document gets when it is new, derived from its task, so that an attempt resuming the
+   * task finds the claims its predecessor made as its own instead of waiting for them. Random when absent.
+   */
+  docId?: string;
+  /** Says what the ingestion waits for (another ingestion of the same source or content). */
+  onWait?(message: string): Promise<void>;
 }
 
 export interface IngestDeps {
@@ -57,16 +66,20 @@ export interface IngestDeps {
   metadata(caller: Caller): Metadata;
   clock: Clock;
   /**
-   * A claim on a source or content whose document neither exists nor was deleted belongs to an
-   * ingestion still running — or to one whose process died. Younger than this, it is waited for;
-   * older, it is taken over (default 15 min: longer than any ingestion's parse and embedding).
+   * Whether the ingestion task that made a claim may still finish: true while it waits or runs with
+   * a live worker, false once it has ended (without making the document: that is checked first) or
+   * its worker is gone; null when the task is unknown, and the claim is judged by its age.
    */
+  taskAlive?(taskId: string): Promise<boolean | null>;
+  /** Age after which a claim of an unknown holder is taken over (default 15 min). */
   abandonedClaimMs?: number;
   /** Waits between looks at a claim held by a running ingestion (tests shorten it). */
   claimPollMs?: number;
 }
 
 export const SOURCE_RESERVATION = 'doc_source';
+/** How an ingestion task names itself as the cause of its claims and documents. */
+const TASK_CAUSE = 'task:';
 export const CONTENT_RESERVATION = 'doc_content';
 /** Chunk sizes of stored documents: the spec's defaults for chunking. */
 export const INGEST_CHUNKING = { mode: 'auto', targetWords: 500, maxWords: 1500 } as const;
@@ -204,26 +217,39 @@ export function createIngestor(deps: IngestDeps) {
    * document, or is released when that ingestion fails. A claim left by a deleted document, or by an
    * ingestion that died long ago, is released and taken.
    */
+  /** Whether a claim's holder, whose document is not stored, can be given up on. */
+  async function abandoned(claim: { holder: string; since: string; cause: string | null }): Promise<boolean> {
+    if (await wasDeleted(claim.holder)) return true;
+    const taskId = claim.cause?.startsWith(TASK_CAUSE) ? claim.cause.slice(TASK_CAUSE.length) : null;
+    const alive = taskId ? ((await deps.taskAlive?.(taskId)) ?? null) : null;
+    if (alive !== null) return !alive;
+    return !(deps.clock().getTime() - Date.parse(claim.since) < abandonedClaimMs);
+  }
+
   async function claim(
     kind: string,
     key: string,
     docId: string,
+    input: Pick<IngestInput, 'signal' | 'onWait'>,
     metadata: Metadata,
-    signal: AbortSignal,
   ): Promise<{ claimed: true } | { claimed: false; holder: { docId: string; title: string } }> {
+    let said = '';
     for (let takeovers = 0; takeovers < 3;) {
       const outcome = await reserve(deps.eventStore, kind, key, docId, metadata);
       if (outcome.reserved || outcome.holder === docId) return { claimed: true };
       const state = await deps.documents.state(outcome.holder);
       if (state.status === 'active')
         return { claimed: false, holder: { docId: outcome.holder, title: state.title } };
-      const age = deps.clock().getTime() - Date.parse(outcome.since);
-      if ((await wasDeleted(outcome.holder)) || !(age < abandonedClaimMs)) {
+      if (await abandoned(outcome)) {
         await release(deps.eventStore, kind, key, metadata);
         takeovers += 1;
         continue;
       }
-      await abortableSleep(claimPollMs, signal);
+      const what = kind === CONTENT_RESERVATION ? 'the same content' : 'the same source';
+      const message = `waiting for ingestion ${outcome.holder} of ${what} to finish`;
+      if (message !== said) await input.onWait?.(message);
+      said = message;
+      await abortableSleep(claimPollMs, input.signal);
     }
     throw new Error(`could not claim ${kind} ${key}: it keeps changing hands`);
   }
@@ -254,22 +280,36 @@ export function createIngestor(deps: IngestDeps) {
     const chunks = chunkInputs(parsed);
     if (chunks.length === 0) return failedOutcome(title, 'The document has no text to store.');
     const contentHash = contentHashOf(parsed.fullText ?? chunks.map((chunk) => chunk.text).join('\n'));
-    const metadata = deps.metadata(input.caller);
+    const metadata: Metadata = {
+      ...deps.metadata(input.caller),
+      ...(input.taskId ? { causationId: `${TASK_CAUSE}${input.taskId}` } : {}),
+    };
     const sourceKey = sha256(input.source);
     const sourceType = input.sourceKind === 'url' ? 'url' : 'filepath';
 
     // One document per source: the same path or URL again is a duplicate, or its re-ingestion.
-    const candidateId = deps.newId();
-    const source = await claim(SOURCE_RESERVATION, sourceKey, candidateId, metadata, input.signal);
+    const candidateId = input.docId ?? deps.newId();
+    const source = await claim(SOURCE_RESERVATION, sourceKey, candidateId, input, metadata);
     let docId = candidateId;
     let replace = false;
+    if (source.claimed && input.docId) {
+      // A resumed attempt whose predecessor stored the document and died before saying so.
+      const stored = await deps.documents.state(docId);
+      if (stored.status === 'active') {
+        const [last] = await deps.eventStore.readStream(documentStream(docId), {
+          direction: 'backwards',
+          maxCount: 1,
+        });
+        return { ...emptyOutcome(title), docId, chunksAdded: chunks.length, position: last?.position ?? 0 };
+      }
+    }
     if (!source.claimed) {
       if (input.skipDuplicates) return duplicateOutcome(title, sourceType, source.holder);
       docId = source.holder.docId;
       replace = true;
     }
     const reservations: Reservation[] = [{ kind: SOURCE_RESERVATION, key: sourceKey }];
-    const content = await claim(CONTENT_RESERVATION, contentHash, docId, metadata, input.signal);
+    const content = await claim(CONTENT_RESERVATION, contentHash, docId, input, metadata);
     if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentHash });
     else if (input.skipDuplicates) {
       if (!replace) await release(deps.eventStore, SOURCE_RESERVATION, sourceKey, metadata);

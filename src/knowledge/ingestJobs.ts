@@ -1,6 +1,6 @@
 import type { JobType } from '../workers/jobs.js';
-import type { BlobStore } from './blobStore.js';
-import { BlobMissingError } from './blobStore.js';
+import type { BlobStore } from '../blobStore/blobStore.js';
+import { BlobMissingError } from '../blobStore/blobStore.js';
 import type { Ingest, IngestionOutcome } from './ingest.js';
 import { failedOutcome } from './ingest.js';
 import { ingestionResource } from './resources.js';
@@ -29,7 +29,7 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
     name: INGEST_UPLOAD_JOB,
     maxAttempts: 3,
     concurrency: 2,
-    async run({ input, signal, progress, log }) {
+    async run({ taskId, input, signal, progress, log }) {
       const task = input as unknown as UploadTaskInput;
       let outcome: IngestionOutcome;
       try {
@@ -44,6 +44,10 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
           skipDuplicates: task.skipDuplicates,
           caller: { actorId: task.actorId, correlationId: task.correlationId },
           signal,
+          taskId,
+          // One task, one document: its id is the task's, the same in every attempt.
+          docId: taskId,
+          onWait: (message) => progress(0.1, message),
         });
       } catch (error) {
         if (!(error instanceof BlobMissingError)) throw error;

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Caller, Clock } from '../commands/context.js';
 import { metadataFor } from '../commands/context.js';
 import { createDocumentCommands } from '../commands/documentCommands.js';
@@ -14,14 +13,17 @@ import { CHUNKS, KNOWLEDGE, type ChunkView } from '../projections/knowledgeProje
 import type { ReadModels } from '../projections/readModels.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import { collectionName, type VectorIndex } from '../vector/vectorIndex.js';
-import type { JobType } from '../workers/jobs.js';
+import { taskAttemptLease, type JobType } from '../workers/jobs.js';
+import { TASKS, type TaskView } from '../projections/tasksProjection.js';
 import type { Reactor } from '../workers/reactors.js';
+import { holdLease } from '../logProcessing/fencedLease.js';
 import { createAnswerer } from './answer.js';
-import { createFileBlobStore } from './blobStore.js';
+import type { BlobStore } from '../blobStore/blobStore.js';
 import { createReadStoreEmbeddingCache } from './embeddingCache.js';
 import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
+import { blobReleaseReactor } from './blobReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
 import { createSearch, rerankWith, type FusionWeights } from './search.js';
 import { createVectorCollections, VECTOR_INDEX_VERSION } from './vectorCollections.js';
@@ -42,6 +44,12 @@ export interface KnowledgeBaseOptions {
   eventStore: EventStore;
   readStore: ReadStore;
   readModels: ReadModels;
+  /** Where uploaded bytes wait for their ingestion job. */
+  blobs: BlobStore;
+  /** A task whose attempt lease lapsed this long ago has no worker left (TASK_CLAIM_TIMEOUT_MS). */
+  claimTimeoutMs: number;
+  /** Longest the vector half of a search may take before the search goes on lexical only. */
+  engineTimeoutMs?: number;
   waitForProjections(position: number, projections: readonly string[], timeoutMs: number): Promise<boolean>;
   parser: ParsePool;
   embedder: Embedder;
@@ -61,7 +69,7 @@ export interface KnowledgeBaseOptions {
 export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const { eventStore, readModels, embedder, log } = options;
   const documents = createDocumentCommands({ eventStore, clock: options.clock });
-  const blobs = createFileBlobStore(join(options.dataDir, 'blobs'));
+  const { blobs } = options;
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
   const milvus = options.milvus ?? null;
   const vectorLog = log.child({ component: 'vectors' });
@@ -117,17 +125,28 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     newId: options.newId,
     metadata: (caller: Caller) => metadataFor(caller, options.clock),
     clock: options.clock,
+    async taskAlive(taskId) {
+      const task = await readModels.get<TaskView>(TASKS, taskId);
+      if (!task) return null;
+      if (task.status === 'pending') return true;
+      if (task.status !== 'running') return false;
+      // Running: alive while an attempt holds its lease, and for a claim timeout after it lapsed,
+      // the time the bus takes to deliver the job again to a worker that resumes it.
+      const lease = await options.readStore.readLease(taskAttemptLease(taskId));
+      return lease !== null && lease.expiresAt + options.claimTimeoutMs > options.clock().getTime();
+    },
   });
   const { reranker } = options;
   const search = createSearch({
     dense: () => collections.dense(),
+    ...(options.engineTimeoutMs ? { denseTimeoutMs: options.engineTimeoutMs } : {}),
     readModels,
     weights: options.searchWeights,
     rerank: reranker ? rerankWith(reranker) : null,
   });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
   const jobs: JobType[] = [uploadJob({ ingest, blobs }), scrapeJob({ ingest, limits: options.scrape })];
-  const reactors: Reactor[] = [keyReleaseReactor(eventStore)];
+  const reactors: Reactor[] = [keyReleaseReactor(eventStore), blobReleaseReactor({ eventStore, blobs })];
 
   return {
     documents,
@@ -179,12 +198,9 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   };
 }
 
-/** A lease of the read store as the vector projector takes it (renewed with every batch). */
+/** A lease of the read store as the vector projector takes it (renewed with its batches). */
 function leaseOn(store: ReadStore, name: string, owner: string) {
-  return {
-    acquire: async () => (await store.acquireLease(name, owner, 15_000)) !== null,
-    release: () => store.releaseLease(name, owner),
-  };
+  return () => holdLease(store, name, owner, 15_000);
 }
 
 /** A healthy probe without a reason reports the model's name. */

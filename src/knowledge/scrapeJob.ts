@@ -1,3 +1,4 @@
+import { derivedId } from './derivedId.js';
 import { fetchPage, FetchPageError } from '../scrape/fetchPage.js';
 import type { AddressPolicy } from '../scrape/addressPolicy.js';
 import { normalizeUrl } from '../scrape/normalizeUrl.js';
@@ -33,7 +34,7 @@ export function scrapeJob(deps: { ingest: Ingest; limits: ScrapeLimits }): JobTy
     name: SCRAPE_JOB,
     maxAttempts: 2,
     concurrency: 2,
-    async run({ input, signal, progress }) {
+    async run({ taskId, input, signal, progress }) {
       const task = input as unknown as ScrapeTaskInput;
       const results: Array<Record<string, unknown>> = [];
       for (const [at, raw] of task.urls.entries()) {
@@ -58,6 +59,10 @@ export function scrapeJob(deps: { ingest: Ingest; limits: ScrapeLimits }): JobTy
             skipDuplicates: task.skipDuplicates,
             caller: { actorId: task.actorId, correlationId: task.correlationId },
             signal,
+            taskId,
+            // The same in every attempt of the task: a resumed attempt owns its predecessor's claims.
+            docId: derivedId(taskId, `url:${at}`),
+            onWait: (message) => progress(at / task.urls.length, message),
           });
         } catch (error) {
           if (signal.aborted) throw error;

@@ -2,7 +2,19 @@ import type { Embedder } from '../models/embedder.js';
 import type { Reranker } from '../models/reranker.js';
 import type { ReadModels } from '../projections/readModels.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
-import type { VectorIndex } from '../vector/vectorIndex.js';
+import { VectorIndexError, type VectorIndex } from '../vector/vectorIndex.js';
+import { ModelError } from '../models/modelError.js';
+import { settleWithin } from '../settleWithin.js';
+import { isServiceUnavailable } from '../unavailable.js';
+
+/** The vector half's failures that mean "not now" rather than a bug: the search goes on lexical only. */
+function isDenseOutage(error: unknown): boolean {
+  return (
+    isServiceUnavailable(error) ||
+    (error instanceof VectorIndexError && error.code === 'closed') ||
+    (error instanceof ModelError && error.retryable)
+  );
+}
 
 export interface SearchRequest {
   query: string;
@@ -63,6 +75,11 @@ export interface DenseUsed {
 
 export interface SearchDeps {
   dense: () => Promise<DenseSource>;
+  /**
+   * Longest the vector half may take (embedding and index search) before the search goes on
+   * lexical only, as it does when the vector store or the embedder is unavailable. Default: none.
+   */
+  denseTimeoutMs?: number;
   readModels: Pick<ReadModels, 'getMany' | 'search'>;
   rerank: Rerank | null;
   weights?: FusionWeights;
@@ -105,27 +122,47 @@ export function createSearch(deps: SearchDeps) {
     const denseHalf = async (): Promise<readonly { id: string }[]> => {
       try {
         if (weights.dense <= 0) return [];
-        let started = now();
-        const source = await deps.dense();
-        // No complete collection to read (a new one is building): this query is lexical only.
-        dense = source.index
-          ? { collection: source.collection, reason: null }
-          : { collection: null, reason: source.reason };
-        if (!source.index) return [];
-        const [queryVector] = await source.embedder.embed([request.query], {
-          kind: 'query',
-          ...(request.signal ? { signal: request.signal } : {}),
-        });
-        timing.embedding = seconds(started);
-        started = now();
-        const answer = source.index.search(queryVector!, { k: request.initialK });
-        sent();
-        const hits = await answer;
-        timing.vectorSearch = seconds(started);
-        return hits;
+        return await boundedDense();
+      } catch (error) {
+        // A vector store or embedder that cannot answer now costs the search its dense half, not
+        // the answer: the lexical half stands alone, and the response says so.
+        if (weights.lexical <= 0 || !isDenseOutage(error)) throw error;
+        dense = {
+          collection: null,
+          reason: `vector store unavailable, lexical only: ${(error as Error).message}`,
+        };
+        return [];
       } finally {
         sent();
       }
+    };
+    const boundedDense = (): Promise<readonly { id: string }[]> =>
+      deps.denseTimeoutMs === undefined
+        ? denseSearch()
+        : settleWithin(
+            denseSearch(),
+            deps.denseTimeoutMs,
+            () => new VectorIndexError('unavailable', `no answer within ${deps.denseTimeoutMs} ms`),
+          );
+    const denseSearch = async (): Promise<readonly { id: string }[]> => {
+      let started = now();
+      const source = await deps.dense();
+      // No complete collection to read (a new one is building): this query is lexical only.
+      dense = source.index
+        ? { collection: source.collection, reason: null }
+        : { collection: null, reason: source.reason };
+      if (!source.index) return [];
+      const [queryVector] = await source.embedder.embed([request.query], {
+        kind: 'query',
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      timing.embedding = seconds(started);
+      started = now();
+      const answer = source.index.search(queryVector!, { k: request.initialK });
+      sent();
+      const hits = await answer;
+      timing.vectorSearch = seconds(started);
+      return hits;
     };
     const lexicalHalf = async (): Promise<readonly ChunkView[]> => {
       await vectorQuerySent;

@@ -328,9 +328,12 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
         parts.push(`this process's embedder (${embedder.space}) is not the active one's`);
       const serving = source.index ? projectors.get(source.collection)?.status() : undefined;
       if (serving?.state === 'failed') parts.push(`vector projection failed: ${serving.error}`);
-      parts.push(
-        source.index ? `serving ${stored?.reason ?? source.collection}` : `lexical only: ${source.reason}`,
-      );
+      if (stored && !stored.healthy)
+        parts.push(`vector store down (${stored.reason}), search is lexical only`);
+      else
+        parts.push(
+          source.index ? `serving ${stored?.reason ?? source.collection}` : `lexical only: ${source.reason}`,
+        );
       return {
         healthy: source.index !== null && (stored?.healthy ?? false) && serving?.state !== 'failed',
         reason: parts.join('; '),

@@ -17,8 +17,11 @@ export interface TaskWorkerOptions {
   log: Logger;
   /** How often a running attempt shows it is alive (renews its bus delivery and its liveness lease). */
   heartbeatMs?: number;
-  /** An attempt silent this long is presumed dead: its job is delivered again and its lease expires. */
-  ackWaitMs?: number;
+  /**
+   * An attempt silent this long is presumed dead: its job is delivered again and its lease expires,
+   * so another worker takes the task over (TASK_CLAIM_TIMEOUT_MS).
+   */
+  claimTimeoutMs?: number;
 }
 
 const STOP_CODES: Record<string, TaskStopped['reason']> = {
@@ -58,8 +61,56 @@ function asStop(error: unknown): unknown {
 export function createTaskWorker(options: TaskWorkerOptions) {
   const { bus, tasks, jobs, leases, workerId, log } = options;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
-  const ackWaitMs = options.ackWaitMs ?? Math.max(heartbeatMs * 3, 1_000);
+  const ackWaitMs = options.claimTimeoutMs ?? Math.max(heartbeatMs * 3, 1_000);
+  const tickMs = Math.max(50, Math.floor(Math.min(heartbeatMs, ackWaitMs / 3)));
   const consumers: Consumer[] = [];
+
+  /**
+   * Keeps a delivery alive from the moment it is taken: its bus lease at once and on every tick, and
+   * the task's attempt lease once held. Renewal cannot wait for the attempt to begin — on a slow or
+   * loaded worker the leases would lapse first, the bus would deliver the job again, and the new
+   * delivery would supersede this healthy attempt. Failures (the bus or the store down) are logged
+   * once and retried on the next tick; they never reject unhandled.
+   */
+  function keepAlive(delivery: Delivery, taskLog: Logger, onSuperseded: () => void) {
+    let lease: { name: string; holder: string } | null = null;
+    let inFlight = false;
+    let failing = false;
+    const renew = async (): Promise<void> => {
+      await delivery.working();
+      if (lease && !(await leases.acquireLease(lease.name, lease.holder, ackWaitMs))) {
+        // Silent past the lease's end and taken over: this attempt has been superseded.
+        onSuperseded();
+      }
+    };
+    const tick = (): void => {
+      if (inFlight) return;
+      inFlight = true;
+      renew()
+        .then(
+          () => {
+            failing = false;
+          },
+          (error: unknown) => {
+            if (!failing) taskLog.warn({ err: error }, 'could not renew the attempt; retrying');
+            failing = true;
+          },
+        )
+        .finally(() => {
+          inFlight = false;
+        });
+    };
+    tick();
+    const timer = setInterval(tick, tickMs);
+    return {
+      hold(name: string, holder: string): void {
+        lease = { name, holder };
+      },
+      stop(): void {
+        clearInterval(timer);
+      },
+    };
+  }
 
   async function runDelivery(job: JobType, delivery: Delivery): Promise<void> {
     const taskId = String(delivery.payload['taskId']);
@@ -76,27 +127,41 @@ export function createTaskWorker(options: TaskWorkerOptions) {
 
     const leaseName = taskAttemptLease(taskId);
     const holder = attemptHolder(delivery, workerId);
-    if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
-      const current = await leases.readLease(leaseName);
-      if (current && jobOfHolder(current.owner) === delivery.id) {
-        // This very job, delivered again: its last worker stopped answering (or died) and its lease
-        // has not run out yet. Come back when it has, and resume the task then.
-        const waitMs = Math.max(50, current.expiresAt - Date.now() + 50);
-        taskLog.info(
-          { retryInMs: waitMs },
-          'the previous delivery of this job still holds the task: waiting for its lease',
-        );
-        await delivery.nak(waitMs);
+    const controller = new AbortController();
+    const alive = keepAlive(delivery, taskLog, () => {
+      if (!controller.signal.aborted) controller.abort(new TaskStopped('superseded'));
+    });
+    try {
+      if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
+        await settleDuplicate(delivery, leaseName, taskLog);
         return;
       }
-      taskLog.info('another live attempt runs this task: acknowledging a duplicate delivery');
+      alive.hold(leaseName, holder);
+      try {
+        await runAttempt(job, delivery, taskId, caller, taskLog, controller);
+      } finally {
+        await leases.releaseLease(leaseName, holder).catch(() => undefined);
+      }
+    } finally {
+      alive.stop();
+    }
+  }
+
+  /** Another delivery holds the task: wait for a lapsed one of the same job, ack a duplicate. */
+  async function settleDuplicate(delivery: Delivery, leaseName: string, taskLog: Logger): Promise<void> {
+    const current = await leases.readLease(leaseName);
+    if (current && jobOfHolder(current.owner) === delivery.id) {
+      // This very job, delivered again: its last worker stopped answering (or died) and its lease
+      // has not run out yet. Come back when it has, and resume the task then.
+      const waitMs = Math.max(50, current.expiresAt - Date.now() + 50);
+      taskLog.info(
+        { retryInMs: waitMs },
+        'the previous delivery of this job still holds the task: waiting for its lease',
+      );
+      await delivery.nak(waitMs);
       return;
     }
-    try {
-      await runAttempt(job, delivery, taskId, caller, taskLog, leaseName, holder);
-    } finally {
-      await leases.releaseLease(leaseName, holder).catch(() => undefined);
-    }
+    taskLog.info('another live attempt runs this task: acknowledging a duplicate delivery');
   }
 
   async function runAttempt(
@@ -105,8 +170,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     taskId: string,
     caller: Caller,
     taskLog: Logger,
-    leaseName: string,
-    holder: string,
+    controller: AbortController,
   ): Promise<void> {
     let begun;
     try {
@@ -131,24 +195,10 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     const resumeFrom = resumed?.type === 'TaskResumed' ? resumed.data.resumeFrom : 0;
     taskLog.info({ attempt, resumed: Boolean(resumed) }, resumed ? 'task resumed' : 'task started');
 
-    const controller = new AbortController();
     const stop = (reason: TaskStopped['reason']): void => {
       if (!controller.signal.aborted) controller.abort(new TaskStopped(reason));
     };
     const unsubscribe = bus.subscribe(taskCancelledSubject(taskId), () => stop('cancelled'));
-    const heartbeat = setInterval(
-      () => {
-        void delivery.working();
-        leases.acquireLease(leaseName, holder, ackWaitMs).then(
-          (lease) => {
-            // Silent past the lease's end and taken over: this attempt has been superseded.
-            if (!lease) stop('superseded');
-          },
-          (error: unknown) => taskLog.warn({ err: error }, 'could not renew the attempt lease'),
-        );
-      },
-      Math.max(50, Math.floor(Math.min(heartbeatMs, ackWaitMs / 3))),
-    );
     const timeout = job.timeoutMs
       ? setTimeout(() => controller.abort(new Error(`timed out after ${job.timeoutMs} ms`)), job.timeoutMs)
       : null;
@@ -195,7 +245,6 @@ export function createTaskWorker(options: TaskWorkerOptions) {
           if (!(asStop(failure) instanceof TaskStopped)) throw failure;
         });
     } finally {
-      clearInterval(heartbeat);
       if (timeout) clearTimeout(timeout);
       unsubscribe();
     }

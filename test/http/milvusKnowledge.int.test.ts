@@ -121,7 +121,7 @@ describe('knowledge base over HTTP while Milvus is away', function () {
     if (own?.managed) await own.dispose();
   });
 
-  it('reports the vector store down and answers searches 503, then serves again once Milvus is back', async () => {
+  it('reports the vector store down and answers searches lexical only, saying so, then both halves once Milvus is back', async () => {
     const docId = (
       await app!.http
         .post('/api/v1/upload')
@@ -132,19 +132,25 @@ describe('knowledge base over HTTP while Milvus is away', function () {
 
     const down = await vectorStore();
     expect(down.healthy).to.equal(false);
-    expect(down.reason).to.match(/Milvus at http:\/\/127\.0\.0\.1:\d+: listCollections failed/);
-    const refused = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' }).expect(503);
-    expect(refused.body).to.include({ error: 'service_unavailable', status_code: 503 });
-    expect(refused.headers['retry-after']).to.equal('5');
+    expect(down.reason).to.match(
+      /vector store down \(Milvus at http:\/\/127\.0\.0\.1:\d+: listCollections failed.*\), search is lexical only/,
+    );
+    // The lexical half answers alone, and the response says the dense half was off and why.
+    const lexical = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' }).expect(200);
+    expect(lexical.body.results[0]).to.include({ doc_id: docId });
+    expect(lexical.headers['x-dense-retrieval']).to.match(/^off \(vector store unavailable, lexical only: /);
+    const answered = await app!.http.post('/api/v1/query').send({ question: 'river bank erosion' }).expect(200);
+    expect(answered.body.sources[0]).to.include({ doc_id: docId });
+    expect(answered.body.timing.dense_retrieval).to.match(/^off \(vector store unavailable, lexical only: /);
 
     await own!.restart();
     const search = await eventually(
       async () => {
         const response = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' });
-        return response.status === 200 ? response : undefined;
+        return response.headers['x-dense-retrieval'] === app!.runtime.knowledge.collection ? response : undefined;
       },
       20_000,
-      'search to answer again',
+      'search to read the vector index again',
     );
     expect(search.body.results[0]).to.include({ doc_id: docId });
     expect((await vectorStore()).healthy).to.equal(true);

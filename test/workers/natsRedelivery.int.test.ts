@@ -65,7 +65,7 @@ describe('NATS redelivery never supersedes a healthy task', function () {
         workerId: id,
         log: silentLogger,
         heartbeatMs: 100,
-        ackWaitMs: 1_000,
+        claimTimeoutMs: 1_000,
       }),
     );
     workers.forEach((worker) => worker.start());

@@ -33,7 +33,14 @@ export type FailTask = Command<
     reason: 'job_error' | 'worker_lost' | 'attempts_exhausted' | 'unknown_job_type';
   }
 >;
-export type CancelTask = Command<'CancelTask', { taskId: string; reason: string | null }>;
+/**
+ * Cancels a task. `onlyIfPending`: only while no worker has begun it (a request withdrawing work it
+ * waited for in vain); a task begun meanwhile is left to run, and nothing is recorded.
+ */
+export type CancelTask = Command<
+  'CancelTask',
+  { taskId: string; reason: string | null; onlyIfPending?: boolean }
+>;
 /** Removes a finished task's stream (and so its input) for good. */
 export type PurgeTask = Command<'PurgeTask', { taskId: string }>;
 

@@ -97,6 +97,7 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
       return [failed(taskId, command.data.reason, command.data.error)];
     case 'CancelTask':
       if (state.status === 'cancelled') return [];
+      if (command.data.onlyIfPending && state.status !== 'pending') return [];
       if (isFinished(state.status)) {
         throw new InvalidStateError(
           'task_finished',

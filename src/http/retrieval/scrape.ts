@@ -1,3 +1,4 @@
+import { startGuard } from './upload.js';
 import type { Caller } from '../../commands/context.js';
 import type { TaskCommands } from '../../commands/taskCommands.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
@@ -14,6 +15,8 @@ import { ingestionSchema } from './upload.js';
 export interface ScrapeRouteDeps {
   tasks: TaskCommands;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
+  /** Whether workers can be reached (the bus), and how long a synchronous request waits for a start. */
+  workQueues: { health(): Promise<{ healthy: boolean; reason: string | null }>; startWithinMs: number };
 }
 
 const url = { type: 'string', minLength: 1, maxLength: 2_048, pattern: '^[hH][tT][tT][pP][sS]?://' } as const;
@@ -47,6 +50,7 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
+      position: created.position,
     };
   }
 
@@ -71,7 +75,7 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
       responses: { 200: { description: 'Ingestion result', schema: ingestionSchema }, ...errorResponses },
       async handle({ body, caller, signal }) {
         const { taskId } = await start([body.url], body, caller);
-        const finished = await awaitTask(deps.eventStore, taskId, signal);
+        const finished = await awaitTask(deps.eventStore, taskId, signal, startGuard(deps, taskId, caller));
         const result = (finished.result?.['results'] as Array<Record<string, unknown>> | undefined)?.[0];
         return {
           body: result ?? {
@@ -116,9 +120,11 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
       },
       responses: { 202: { description: 'The task', schema: taskCreatedSchema }, ...errorResponses },
       async handle({ body, caller }) {
-        const { taskId, createdAt } = await start(body.urls, body, caller);
+        const { taskId, createdAt, position } = await start(body.urls, body, caller);
         return {
           status: 202,
+          // The task's read model holds it before the answer: the client's next GET /tasks/{id} finds it.
+          position,
           body: {
             task_id: taskId,
             status: 'pending',

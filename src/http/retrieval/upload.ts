@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { TaskCommands } from '../../commands/taskCommands.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
-import type { BlobStore } from '../../knowledge/blobStore.js';
-import { awaitTask } from '../../knowledge/awaitTask.js';
+import type { BlobStore } from '../../blobStore/blobStore.js';
+import { awaitTask, type StartGuard } from '../../knowledge/awaitTask.js';
 import { readZipUpload, ZipUploadError, type ZipLimits } from '../../knowledge/zipUpload.js';
 import { INGEST_UPLOAD_JOB, type UploadTaskInput } from '../../knowledge/ingestJobs.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
@@ -22,6 +22,8 @@ import { taskCreatedSchema } from './taskCreated.js';
 export interface UploadRouteDeps {
   tasks: TaskCommands;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
+  /** Whether workers can be reached (the bus), and how long a synchronous request waits for a start. */
+  workQueues: { health(): Promise<{ healthy: boolean; reason: string | null }>; startWithinMs: number };
   blobs: BlobStore;
   maxFilesPerBulk: number;
   zipLimits: ZipLimits;
@@ -109,6 +111,25 @@ function unsupportedResult(fileName: string, message: string): Record<string, un
   };
 }
 
+/** A synchronous ingestion that no worker can start answers 503 in bounded time (see awaitTask). */
+export function startGuard(
+  deps: { tasks: TaskCommands; workQueues: UploadRouteDeps['workQueues'] },
+  taskId: string,
+  caller: Caller,
+): StartGuard {
+  return {
+    withinMs: deps.workQueues.startWithinMs,
+    available: () => deps.workQueues.health(),
+    withdraw: async () =>
+      (
+        await deps.tasks.cancel(
+          { taskId, reason: 'withdrawn: no worker could start it', onlyIfPending: true },
+          caller,
+        )
+      ).appended.length > 0,
+  };
+}
+
 export function uploadRoutes(deps: UploadRouteDeps) {
   const supported: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
 
@@ -117,7 +138,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
     file: FileInput,
     fields: { section: string; skip_duplicates: boolean },
     caller: Caller,
-  ): Promise<{ taskId: string; createdAt: string } | { refused: string }> {
+  ): Promise<{ taskId: string; createdAt: string; position: number } | { refused: string }> {
     const fileName = cleanFileName(file.fileName);
     const extension = extensionOf(fileName) ?? '';
     if (!supported.has(extension)) {
@@ -138,6 +159,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
+      position: created.position,
     };
   }
 
@@ -151,7 +173,12 @@ export function uploadRoutes(deps: UploadRouteDeps) {
     const started = await startIngestion(file, fields, caller);
     const fileName = cleanFileName(file.fileName);
     if ('refused' in started) return { result: unsupportedResult(fileName, started.refused), position: 0 };
-    const finished = await awaitTask(deps.eventStore, started.taskId, signal);
+    const finished = await awaitTask(
+      deps.eventStore,
+      started.taskId,
+      signal,
+      startGuard(deps, started.taskId, caller),
+    );
     if (finished.status === 'completed' && finished.result)
       return { result: finished.result, position: finished.position };
     return {
@@ -215,6 +242,8 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         if ('refused' in started) throw new HttpError(415, 'unsupported_format', started.refused);
         return {
           status: 202,
+          // The task's read model holds it before the answer: the client's next GET /tasks/{id} finds it.
+          position: started.position,
           body: {
             task_id: started.taskId,
             status: 'pending',
