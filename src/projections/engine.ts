@@ -266,6 +266,22 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
     return (await registry.instance(active))?.position ?? -1;
   }
 
+  /**
+   * Whether `name` has applied everything up to `position`. Another process's checkpoint is written
+   * lazily when it only moved past events the projection skips, so a checkpoint short of `position`
+   * still counts when no event the projection handles lies beyond it: without this, a process that
+   * does not run the projection would wait out every read-your-writes timeout, and call a live
+   * projection "catching up".
+   */
+  async function reached(name: string, position: number): Promise<boolean> {
+    const checkpoint = await currentPosition(name);
+    if (checkpoint >= position) return true;
+    if (checkpoint < 0 || statuses.get(name)?.state === 'live') return false;
+    const projection = registry.projections.find((candidate) => candidate.name === name);
+    if (!projection) return false;
+    return checkpoint >= (await options.eventStore.headPosition({ eventTypes: projection.handles }));
+  }
+
   return {
     async start() {
       await registry.init();
@@ -288,8 +304,8 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
       const names = waitOptions.projections ?? registry.projections.map((projection) => projection.name);
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 2_000);
       for (;;) {
-        const positions = await Promise.all(names.map(currentPosition));
-        if (positions.every((reached) => reached >= position)) return true;
+        const all = await Promise.all(names.map((name) => reached(name, position)));
+        if (all.every(Boolean)) return true;
         const left = deadline - Date.now();
         if (left <= 0 || controller.signal.aborted) return false;
         // Woken by this process's runners at once; other processes' progress is polled.
