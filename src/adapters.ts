@@ -43,6 +43,13 @@ export async function openEventStore(
       const { createMemoryEventStore } = await import('./eventStore/memoryEventStore.js');
       return createMemoryEventStore();
     }
+    case 'postgres': {
+      const { createPostgresEventStore } = await import('./eventStore/postgresEventStore.js');
+      return createPostgresEventStore({
+        connectionString: config.postgresUrl!,
+        ...(options.log ? { log: options.log } : {}),
+      });
+    }
     case 'esdb': {
       const { createEsdbEventStore } = await import('./eventStore/esdbEventStore.js');
       return createEsdbEventStore({
