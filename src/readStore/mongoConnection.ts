@@ -2,6 +2,7 @@ import type { Db, TopologyDescriptionChangedEvent } from 'mongodb';
 import {
   BSON,
   MongoClient,
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoError,
   MongoInvalidArgumentError,
@@ -36,7 +37,8 @@ export interface MongoConnectionOptions {
 
 /** A MongoDB client that connects in the background and fails fast while the server is away. */
 export interface MongoConnection {
-  db: Db;
+  /** The current client's database: the connection replaces a client whose pool no longer recovers. */
+  db(): Db;
   /**
    * Runs an operation; errors come out as the port's errors where they have a meaning there. One
    * that has not settled after `deadlineMs` (default: the connection's operation timeout; null: no
@@ -71,6 +73,11 @@ function isUnavailable(error: unknown): boolean {
     error instanceof MongoClientClosedError ||
     error instanceof MongoOperationTimeoutError ||
     error instanceof NoAnswer ||
+    // The driver wraps a transport failure of a bulk write as a bulk error with no write errors and
+    // no server code ("a driver related error not a bulk op error", in its words).
+    (error instanceof MongoBulkWriteError &&
+      typeof error.code !== 'number' &&
+      (error.writeErrors as unknown[] | undefined)?.length === 0) ||
     (error instanceof MongoServerError &&
       typeof error.code === 'number' &&
       UNAVAILABLE_CODES.has(error.code)) ||
@@ -111,19 +118,39 @@ export function isNotSupported(error: unknown): boolean {
  */
 export function openMongoConnection(options: MongoConnectionOptions): MongoConnection {
   const { log } = options;
-  const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 2_000,
-    connectTimeoutMS: options.serverSelectionTimeoutMs ?? 2_000,
-    heartbeatFrequencyMS: options.heartbeatMs ?? 1_000,
-    // A server that accepts a request and never answers (FerretDB can hang) is unavailable too.
-    socketTimeoutMS: SOCKET_TIMEOUT_MS,
-    // JSON semantics: a field set to undefined is absent, as in the embedded store.
-    ignoreUndefined: true,
-    appName: 'archivist',
-  });
+  const newClient = (): MongoClient =>
+    new MongoClient(options.url, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 2_000,
+      connectTimeoutMS: options.serverSelectionTimeoutMs ?? 2_000,
+      heartbeatFrequencyMS: options.heartbeatMs ?? 1_000,
+      // A server that accepts a request and never answers (FerretDB can hang) is unavailable too.
+      socketTimeoutMS: SOCKET_TIMEOUT_MS,
+      // JSON semantics: a field set to undefined is absent, as in the embedded store.
+      ignoreUndefined: true,
+      appName: 'archivist',
+    });
+  let client = newClient();
   // Host list without credentials, for messages.
   const where = client.options.hosts.map(String).join(',');
-  const db = client.db(options.database);
+  let db = client.db(options.database);
+  /** Pings failed in a row while the server was down: after a few, the client is replaced. */
+  let failedPings = 0;
+  const replaceAfterPings = Math.max(3, Math.ceil(10_000 / (options.heartbeatMs ?? 1_000)));
+
+  /**
+   * A fresh client for a server that is back while the old client's pool keeps handing out a dead
+   * connection: in the fault drill one API process answered "connection 9 … closed" to every call,
+   * pings included, for nine minutes after FerretDB restarted, while its neighbours had recovered.
+   */
+  async function replaceClient(): Promise<void> {
+    const old = client;
+    client = newClient();
+    db = client.db(options.database);
+    log.warn({ server: where }, 'MongoDB client replaced: its connections did not recover');
+    await withinDeadline(old.close(), CLOSE_TIMEOUT_MS, 'closing the old client').catch(() => undefined);
+    await client.connect().catch(() => undefined);
+    client.on('topologyDescriptionChanged', onTopology);
+  }
   let closed = false;
   let connected = false;
   let failures = 0;
@@ -164,10 +191,13 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
     while (down && !closed) {
       try {
         await ping();
+        failedPings = 0;
         markUp();
       } catch (error) {
         if (!isUnavailable(error)) markUp();
         else if (down) down = `MongoDB at ${where} unreachable: ${(error as Error).message}`;
+        failedPings += 1;
+        if (down && !closed && failedPings % replaceAfterPings === 0) await replaceClient();
       }
       if (down && !closed)
         await new Promise((resolve) => {
@@ -178,12 +208,15 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
     probing = false;
   }
 
-  client.on('topologyDescriptionChanged', (event: TopologyDescriptionChangedEvent) => {
+  function onTopology(this: MongoClient, event: TopologyDescriptionChangedEvent): void {
+    // A replaced client's late events say nothing about the current one.
+    if (this !== client) return;
     const description = event.newDescription;
     if (description.hasDataBearingServers) return markUp();
     const error = [...description.servers.values()].find((server) => server.error)?.error;
     if (error) markDown(`MongoDB at ${where} unreachable: ${error.message}`);
-  });
+  }
+  client.on('topologyDescriptionChanged', onTopology);
 
   async function attempt(): Promise<void> {
     try {
@@ -207,7 +240,7 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
   const firstAttempt = attempt();
 
   return {
-    db,
+    db: () => db,
     async run(operation, deadlineMs = operationTimeoutMs) {
       if (closed) throw new ReadStoreUnavailableError('read store is closed');
       if (!connected) {

@@ -21,10 +21,10 @@ const FERRETDB: ServerProfile = { operationsPerCommand: 8, scans: true };
 const MONGODB: ServerProfile = { operationsPerCommand: Infinity, scans: false };
 
 /** A memoised look-up of the server's profile (asked again after a failure). */
-export function serverProfile(db: Db): () => Promise<ServerProfile> {
+export function serverProfile(db: () => Db): () => Promise<ServerProfile> {
   let profile: Promise<ServerProfile> | null = null;
   return () => {
-    profile ??= db
+    profile ??= db()
       .admin()
       .command({ buildInfo: 1 })
       .then(

@@ -78,9 +78,9 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
   // Found once by trying: null until a text collection is first declared.
   let serverHasTextIndexes: boolean | null = options.textIndex === false ? false : null;
 
-  const specCollection = (): Collection<StoredSpec> => db.collection<StoredSpec>(SPECS);
+  const specCollection = (): Collection<StoredSpec> => db().collection<StoredSpec>(SPECS);
   const leaseCollection = (): Collection<{ _id: string; owner: string; expiresAt: number; epoch?: number }> =>
-    db.collection(LEASES);
+    db().collection(LEASES);
 
   /** Preconditions of a batch, checked before any of it is applied (not atomically with it). */
   async function checkPreconditions(operations: readonly WriteOperation[]): Promise<void> {
@@ -94,7 +94,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
           );
         }
       } else if (operation.op === 'expect') {
-        const stored = await db.collection<StoredDoc>(operation.collection).findOne({ _id: operation.id });
+        const stored = await db().collection<StoredDoc>(operation.collection).findOne({ _id: operation.id });
         if (!meetsExpectation(stored ? decodeDoc(stored) : null, operation.fields)) {
           throw new WriteConflictError(
             'unexpected',
@@ -175,7 +175,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       textFields.forEach(assertFieldPath);
       // No deadline: building an index on a large collection may take minutes.
       await run(async () => {
-        const collection = db.collection(spec.name);
+        const collection = db().collection(spec.name);
         const textIndex = textFields.length > 0 && (await createTextIndex(collection, textFields.length));
         const keys = [
           ...indexes.filter((path) => path !== 'id').map(storedPath),
@@ -201,7 +201,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
     async dropCollection(name) {
       assertCollectionName(name);
       await run(async () => {
-        await db
+        await db()
           .collection(name)
           .drop()
           .catch((error: unknown) => {
@@ -216,7 +216,9 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
     async get<T extends Doc>(name: string, id: string) {
       assertCollectionName(name);
       const stored = await run(() =>
-        db.collection<StoredDoc>(name).findOne({ _id: id }, { projection: { [SEARCH_FIELD]: 0 } }),
+        db()
+          .collection<StoredDoc>(name)
+          .findOne({ _id: id }, { projection: { [SEARCH_FIELD]: 0 } }),
       );
       return stored ? decodeDoc<T>(stored) : null;
     },
@@ -226,7 +228,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       const unique = [...new Set(ids)];
       if (unique.length === 0) return [];
       const rows = await run(() =>
-        db
+        db()
           .collection<StoredDoc>(name)
           .find({ _id: { $in: unique } }, { projection: { [SEARCH_FIELD]: 0 } })
           .toArray(),
@@ -241,7 +243,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       const { skip, limit } = pageOf(query.skip, query.limit);
       if (limit === 0) return [];
       const rows = await run(() =>
-        db
+        db()
           .collection(name)
           .find(filter, { projection: { [SEARCH_FIELD]: 0 }, sort, skip, ...(limit ? { limit } : {}) })
           .toArray(),
@@ -252,7 +254,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
     async count(name, filter) {
       assertCollectionName(name);
       const query = toMongoFilter(filter);
-      return run(() => db.collection(name).countDocuments(query));
+      return run(() => db().collection(name).countDocuments(query));
     },
 
     async countBy(name, field, filter): Promise<GroupCount[]> {
@@ -260,7 +262,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
       const match = toMongoFilter(filter);
       const path = storedPath(field);
       const groups = await run(() =>
-        db
+        db()
           .collection(name)
           .aggregate<{ _id: unknown; count: number }>([
             { $match: match },
@@ -317,7 +319,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
         }
         const server = await profile();
         for (const batch of runs)
-          await applyOperations(db.collection<StoredDoc>(batch.name), batch.operations, server);
+          await applyOperations(db().collection<StoredDoc>(batch.name), batch.operations, server);
       });
     },
 
@@ -366,7 +368,7 @@ export function createMongoReadStore(options: MongoReadStoreOptions): ReadStore 
 
     async health() {
       try {
-        await run(() => db.command({ ping: 1 }));
+        await run(() => db().command({ ping: 1 }));
         return { healthy: true, reason: null };
       } catch (error) {
         return { healthy: false, reason: (error as Error).message };

@@ -10,7 +10,8 @@ import { contentTerms, searchTerms } from './readStore.js';
 import { porterStem } from './porterStemmer.js';
 
 export interface MongoSearchOptions {
-  db: Db;
+  /** The current database handle (the connection may replace its client). */
+  db: () => Db;
   log: Logger;
   fold: (text: string) => string;
   /** Folded like the terms; left out of `any` queries that have other terms. */
@@ -65,7 +66,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
       $text: { $search: terms.join(' ') },
       ...(any ? {} : { $and: allTermsClauses(terms, fieldCount, true) }),
     };
-    return db
+    return db()
       .collection(name)
       .find(query, {
         projection: { [SEARCH_FIELD]: 0, [SCORE]: { $meta: 'textScore' } },
@@ -85,7 +86,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     page: Page,
     any: boolean,
   ): Promise<Document[]> {
-    const collection = db.collection(name);
+    const collection = db().collection(name);
     const matching = any
       ? { $or: anyTermClauses(terms, fieldCount, termLists) }
       : { $and: allTermsClauses(terms, fieldCount, termLists) };
@@ -110,7 +111,7 @@ export function createMongoSearch(options: MongoSearchOptions): MongoSearch {
     if (wanted.length === 0) return [];
     const rows = scans
       ? candidates
-      : await db
+      : await db()
           .collection<StoredDoc>(name)
           .find({ _id: { $in: wanted.map((hit) => hit.id) } }, { projection: { [SEARCH_FIELD]: 0 } })
           .toArray();

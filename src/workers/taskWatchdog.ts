@@ -129,7 +129,10 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
       for (const job of jobs.all()) {
         unsubscribes.push(
           bus.subscribe(deadLetterSubject(taskQueue(job.name)), (message) => {
-            const taskId = String(message.payload['id']);
+            // The dead letter's id is the job's (the id of the event that enqueued it, or a
+            // re-dispatch key); the task it was for is in the job's payload.
+            const job = message.payload['payload'] as Record<string, unknown> | undefined;
+            const taskId = String(job?.['taskId'] ?? message.payload['id']);
             const deliveries = Number(message.payload['deliveries']);
             void failTask(
               { id: taskId },

@@ -100,7 +100,8 @@ describe('task watchdog', () => {
     watchdog.start();
     app.runtime.bus.publish(deadLetterSubject(taskQueue('steps')), {
       queue: taskQueue('steps'),
-      id: taskId,
+      // The job's id is the event that enqueued it, not the task.
+      id: 'c0ffee00-0000-4000-8000-000000000001',
       payload: { taskId },
       deliveries: 5,
       reason: 'max_deliveries',
