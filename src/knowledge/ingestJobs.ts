@@ -22,7 +22,7 @@ export interface UploadTaskInput {
 /**
  * Ingests one uploaded file in a worker. Its result is the spec's ingestion result (plus `doc_id`).
  * A broken or unsupported file is a completed task with `success: false`: the input failed, not the
- * task. The blob is removed once the document is stored (or refused).
+ * task. The blob is removed once the task has ended, by `blobReleaseReactor`.
  */
 export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
   return {
@@ -54,7 +54,9 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
         log.warn({ blob: task.blob }, 'upload blob missing');
         outcome = failedOutcome(task.fileName, 'The uploaded file is no longer available; upload it again.');
       }
-      await deps.blobs.delete(task.blob);
+      // The bytes stay until the task has ended (blobReleaseReactor deletes them then): a worker that
+      // died between deleting them and recording the outcome left a task its next attempt could
+      // not finish.
       return ingestionResource(outcome, { filename: task.fileName });
     },
   };

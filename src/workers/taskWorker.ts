@@ -4,6 +4,7 @@ import type { TaskCommands } from '../commands/taskCommands.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { isServiceUnavailable } from '../unavailable.js';
 import type { JobContext, JobRegistry, JobType } from './jobs.js';
 import { TaskStopped, taskAttemptLease, taskCancelledSubject, taskQueue } from './jobs.js';
 
@@ -236,6 +237,15 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       if (error instanceof TaskStopped) {
         taskLog.info({ reason: error.reason }, 'task attempt stopped');
         return;
+      }
+      if (isServiceUnavailable(error)) {
+        // An engine that is down says nothing about the job: the bus delivers it again after a
+        // delay, and the next attempt resumes the task (its claims and document id are its own).
+        taskLog.warn(
+          { err: error },
+          'task attempt interrupted by an engine outage; it will be delivered again',
+        );
+        throw error;
       }
       const message = error instanceof Error ? error.message : String(error);
       taskLog.warn({ err: error }, 'task failed');

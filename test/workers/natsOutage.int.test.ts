@@ -82,7 +82,11 @@ describe('a task worker survives a NATS outage in the middle of a task', functio
         const stored = await eventStore.readStream(`task-${taskId}`);
         return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
       }, 60_000);
-      expect(events.map((event) => event.type)).to.deep.equal(['TaskCreated', 'TaskStarted', 'TaskCompleted']);
+      expect(events.map((event) => event.type)).to.deep.equal([
+        'TaskCreated',
+        'TaskStarted',
+        'TaskCompleted',
+      ]);
       expect(unhandled).to.deep.equal([]);
     } finally {
       await worker.stop();

@@ -3,12 +3,62 @@ import { expect } from 'chai';
 import { createLocalBus } from '../../src/bus/localBus.js';
 import { createTaskCommands, type TaskCommands } from '../../src/commands/taskCommands.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
+import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
 import { silentLogger } from '../../src/log.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry, enqueueTask, type JobType } from '../../src/workers/jobs.js';
 import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { startCpuLoad } from '../support/cpuLoad.js';
 import { eventually, sleep } from '../support/eventually.js';
+
+describe('task worker: an engine outage during an attempt', function () {
+  this.timeout(30_000);
+
+  it('does not fail the task: the job is delivered again and the next attempt finishes it', async () => {
+    const eventStore = createMemoryEventStore();
+    const leases = createSqliteReadStore({ path: ':memory:' });
+    const bus = createLocalBus();
+    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const job: JobType = {
+      name: 'flaky-store',
+      maxAttempts: 3,
+      async run({ attempt }) {
+        if (attempt === 1)
+          throw new EventStoreUnavailableError('PostgreSQL at db:5432: connect ECONNREFUSED');
+        return { attempt };
+      },
+    };
+    const worker = createTaskWorker({
+      bus,
+      tasks,
+      jobs: createJobRegistry([job]),
+      leases,
+      workerId: 'w1',
+      log: silentLogger,
+      heartbeatMs: 100,
+    });
+    worker.start();
+    try {
+      const { taskId } = await tasks.create('flaky-store', {}, { actorId: 'test', correlationId: 'c' });
+      await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'flaky-store' });
+      const events = await eventually(async () => {
+        const stored = await eventStore.readStream(`task-${taskId}`);
+        return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
+      }, 20_000);
+      expect(events.map((event) => event.type)).to.deep.equal([
+        'TaskCreated',
+        'TaskStarted',
+        'TaskResumed',
+        'TaskCompleted',
+      ]);
+      expect(events.at(-1)!.data['result']).to.deep.equal({ attempt: 2 });
+    } finally {
+      await worker.stop();
+      await bus.close();
+      await leases.close();
+    }
+  });
+});
 
 describe('task worker: an attempt is alive from the moment its job is taken', function () {
   this.timeout(60_000);
