@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import { isReady, type ComponentHealth } from '../../health.js';
+import { adapterProvenance } from '../../adapterProvenance.js';
 import type { ProjectionProgress } from '../../projections/progress.js';
 import type { ProjectionEngine } from '../../projections/engine.js';
 import type { ReadModels } from '../../projections/readModels.js';
@@ -11,7 +12,7 @@ import { dateTime, errorSchema } from './schemas.js';
 
 export interface HealthDeps {
   version: string;
-  config: Pick<Config, 'apiKeys'>;
+  config: Pick<Config, 'apiKeys' | 'eventStore' | 'bus' | 'readStore' | 'vectorStore' | 'blobStore'>;
   knowledge: Pick<KnowledgeBase, 'collection' | 'vectorPath' | 'embedder' | 'chatModel' | 'reranker'>;
   health(): Promise<ComponentHealth[]>;
   projectionProgress(): Promise<ProjectionProgress>;
@@ -121,6 +122,7 @@ export function healthRoutes(deps: HealthDeps) {
               'projections_state',
               'tasks_by_status',
               'projections',
+              'adapters',
               'timestamp',
             ],
             properties: {
@@ -175,6 +177,21 @@ export function healthRoutes(deps: HealthDeps) {
                   },
                 },
               },
+              adapters: {
+                type: 'array',
+                description:
+                  'The adapter serving each port, and whether CI has ever run it against a real server of its engine (real_server_in_ci false: it has met only a stand-in)',
+                items: {
+                  type: 'object',
+                  required: ['port', 'adapter', 'tested_against', 'real_server_in_ci'],
+                  properties: {
+                    port: { type: 'string' },
+                    adapter: { type: 'string' },
+                    tested_against: { type: 'string' },
+                    real_server_in_ci: { type: 'boolean' },
+                  },
+                },
+              },
               timestamp: dateTime,
             },
           },
@@ -204,6 +221,7 @@ export function healthRoutes(deps: HealthDeps) {
             projections_state: progress.state,
             tasks_by_status: Object.fromEntries(groups.map((group) => [String(group.value), group.count])),
             projections: positions,
+            adapters: adapterProvenance(deps.config),
             timestamp: new Date().toISOString(),
           },
         };
