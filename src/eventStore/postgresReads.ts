@@ -1,4 +1,4 @@
-import type { Metadata } from '../domain/shared/index.js';
+import { recordedEventOf, type EventRow as StoredRow } from './eventRow.js';
 import type { AllBatch, EventFilter, ReadStreamOptions, RecordedEvent } from './eventStore.js';
 import type { PostgresNames } from './postgresSchema.js';
 
@@ -14,16 +14,7 @@ import type { PostgresNames } from './postgresSchema.js';
 /** Runs one statement and returns its rows; errors come back as the port's. */
 export type Query = <Row>(what: string, text: string, values: readonly unknown[]) => Promise<Row[]>;
 
-interface EventRow {
-  position: string;
-  stream: string;
-  version: string;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: string;
-}
+type EventRow = StoredRow<string>;
 
 /** Rows of a filtered read: one per event, or one with null event columns when nothing matched. */
 type FilteredRow = { [K in keyof EventRow]: EventRow[K] | null } & {
@@ -43,19 +34,6 @@ export interface PostgresReads {
   /** The events after `position` that match `filter` (at most `maxCount`) and the checkpoint reached. */
   readFiltered(position: number, maxCount: number, filter: EventFilter | undefined): Promise<AllBatch>;
   headPosition(filter: EventFilter | undefined): Promise<number>;
-}
-
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    type: row.type,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    streamName: row.stream,
-    streamVersion: Number(row.version),
-    position: Number(row.position),
-    recordedAt: row.recorded_at,
-  };
 }
 
 const hasEvent = (row: FilteredRow): row is FilteredRow & EventRow => row.position !== null;
@@ -110,7 +88,7 @@ export function createPostgresReads(names: PostgresNames, query: Query): Postgre
         [position, maxCount],
       );
       return {
-        events: rows.map(toRecorded),
+        events: rows.map(recordedEventOf),
         checkpoint: rows.length > 0 ? Number(rows.at(-1)!.position) : position,
       };
     }
@@ -134,7 +112,7 @@ export function createPostgresReads(names: PostgresNames, query: Query): Postgre
     const matched = info?.matched ?? 0;
     // A full page stops at its last candidate; a short one proves nothing else matches up to the head.
     const reached = matched >= maxCount ? Number(info?.last) : Number(info?.head ?? position);
-    return { events: rows.filter(hasEvent).map(toRecorded), checkpoint: Math.max(position, reached) };
+    return { events: rows.filter(hasEvent).map(recordedEventOf), checkpoint: Math.max(position, reached) };
   }
 
   return {
@@ -153,7 +131,7 @@ export function createPostgresReads(names: PostgresNames, query: Query): Postgre
               `SELECT ${COLUMNS} FROM ${events} e WHERE e.stream = $1 AND e.version >= $2 ORDER BY e.version LIMIT $3`,
               [stream, options.fromVersion ?? 1, limit],
             );
-      return rows.map(toRecorded);
+      return rows.map(recordedEventOf);
     },
 
     readFiltered,

@@ -1,8 +1,8 @@
+import { recordedEventOf, type EventRow as StoredRow } from './eventRow.js';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Metadata } from '../domain/shared/index.js';
 import type {
   AllBatch,
   AppendOptions,
@@ -58,16 +58,7 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-interface EventRow {
-  position: number;
-  stream: string;
-  version: number;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: string;
-}
+type EventRow = StoredRow<number>;
 
 const COLUMNS = 'position, stream, version, event_id, type, data, metadata, recorded_at';
 
@@ -215,19 +206,6 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     setImmediate(flush);
   }
 
-  function toRecorded(row: EventRow): RecordedEvent {
-    return {
-      id: row.event_id,
-      type: row.type,
-      data: JSON.parse(row.data) as Record<string, unknown>,
-      metadata: JSON.parse(row.metadata) as Metadata,
-      streamName: row.stream,
-      streamVersion: row.version,
-      position: row.position,
-      recordedAt: row.recorded_at,
-    };
-  }
-
   /**
    * The first `maxCount` positions of events of these (distinct) types after `position`, in order.
    * Positions come from the type index alone (it covers them), one seek per type, merged here; only
@@ -269,13 +247,13 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     (position: number, maxCount: number, filter: EventFilter | undefined): AllBatch => {
       const types = filter?.eventTypes ? [...new Set(filter.eventTypes)] : null;
       if (!types)
-        return filterScanned(readAllAfter.all(position, maxCount).map(toRecorded), position, filter);
+        return filterScanned(readAllAfter.all(position, maxCount).map(recordedEventOf), position, filter);
       if (types.length === 0)
         return { events: [], checkpoint: Math.max(position, selectHead.get()?.head ?? 0) };
       const head = selectHead.get()?.head ?? 0;
       const rows = positionsOfTypes(types, position, maxCount, head).map((at) => selectAt.get(at)!);
       const checkpoint = rows.length === maxCount ? rows.at(-1)!.position : Math.max(position, head);
-      const events = rows.map(toRecorded);
+      const events = rows.map(recordedEventOf);
       const prefixes = filter?.streamPrefixes;
       return {
         events: prefixes
@@ -306,7 +284,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
   function readBackwardsFiltered(filter: EventFilter): RecordedEvent[] {
     let before = Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const page = readAllBefore.all(before, 5_000).map(toRecorded);
+      const page = readAllBefore.all(before, 5_000).map(recordedEventOf);
       const found = page.find((event) => matchesFilter(event, filter));
       if (found) return [found];
       if (page.length < 5_000) return [];
@@ -319,7 +297,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     const filter = options.filter;
     if (!filter || (!filter.eventTypes && !filter.streamPrefixes))
-      return readAllAfter.all(from, limit).map(toRecorded);
+      return readAllAfter.all(from, limit).map(recordedEventOf);
     // Scan in pages until `limit` matching events are found or the log ends.
     const events: RecordedEvent[] = [];
     let cursor = from;
@@ -352,7 +330,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
         readOptions.direction === 'backwards'
           ? readBackwards.all(stream, readOptions.fromVersion ?? Number.MAX_SAFE_INTEGER, limit)
           : readForwards.all(stream, readOptions.fromVersion ?? 1, limit);
-      return rows.map(toRecorded);
+      return rows.map(recordedEventOf);
     },
 
     async readAll(readOptions = {}) {
@@ -374,7 +352,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return subscriptions.track(
         pullStreamSubscription(
           appended,
-          (fromVersion, max) => readForwards.all(stream, fromVersion, max).map(toRecorded),
+          (fromVersion, max) => readForwards.all(stream, fromVersion, max).map(recordedEventOf),
           subscribeOptions,
         ),
       );

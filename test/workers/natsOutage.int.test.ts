@@ -1,3 +1,4 @@
+import { taskCompleted } from '../support/taskCompleted.js';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createNatsBus } from '../../src/bus/natsBus.js';
@@ -78,10 +79,7 @@ describe('a task worker survives a NATS outage in the middle of a task', functio
       );
       await server!.restart();
       release();
-      const events = await eventually(async () => {
-        const stored = await eventStore.readStream(`task-${taskId}`);
-        return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
-      }, 60_000);
+      const events = await taskCompleted(eventStore, taskId, 60_000);
       expect(events.map((event) => event.type)).to.deep.equal([
         'TaskCreated',
         'TaskStarted',

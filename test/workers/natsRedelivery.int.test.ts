@@ -1,3 +1,4 @@
+import { taskCompleted } from '../support/taskCompleted.js';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Bus } from '../../src/bus/bus.js';
@@ -89,10 +90,7 @@ describe('NATS redelivery never supersedes a healthy task', function () {
     expect(runs).to.deep.equal([`${taskId}#1`]);
     finish();
 
-    const events = await eventually(async () => {
-      const stored = await eventStore.readStream(`task-${taskId}`);
-      return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
-    }, 10_000);
+    const events = await taskCompleted(eventStore, taskId, 10_000);
     expect(events.map((event) => event.type)).to.deep.equal(['TaskCreated', 'TaskStarted', 'TaskCompleted']);
     expect(runs).to.deep.equal([`${taskId}#1`]);
     await Promise.all(workers.map((worker) => worker.stop()));

@@ -1,3 +1,4 @@
+import { taskCompleted } from '../support/taskCompleted.js';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createLocalBus } from '../../src/bus/localBus.js';
@@ -9,7 +10,7 @@ import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry, enqueueTask, type JobType } from '../../src/workers/jobs.js';
 import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { startCpuLoad } from '../support/cpuLoad.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { sleep } from '../support/eventually.js';
 
 describe('task worker: an engine outage during an attempt', function () {
   this.timeout(30_000);
@@ -41,10 +42,7 @@ describe('task worker: an engine outage during an attempt', function () {
     try {
       const { taskId } = await tasks.create('flaky-store', {}, { actorId: 'test', correlationId: 'c' });
       await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'flaky-store' });
-      const events = await eventually(async () => {
-        const stored = await eventStore.readStream(`task-${taskId}`);
-        return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
-      }, 20_000);
+      const events = await taskCompleted(eventStore, taskId, 20_000);
       expect(events.map((event) => event.type)).to.deep.equal([
         'TaskCreated',
         'TaskStarted',
@@ -105,10 +103,7 @@ describe('task worker: an attempt is alive from the moment its job is taken', fu
       workers.forEach((worker) => worker.start());
       const { taskId } = await real.create('quick', {}, { actorId: 'test', correlationId: 'c' });
       await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'quick' });
-      const events = await eventually(async () => {
-        const stored = await eventStore.readStream(`task-${taskId}`);
-        return stored.at(-1)?.type === 'TaskCompleted' ? stored : undefined;
-      }, 30_000);
+      const events = await taskCompleted(eventStore, taskId, 30_000);
       expect(events.map((event) => event.type)).to.deep.equal([
         'TaskCreated',
         'TaskStarted',
