@@ -1,3 +1,4 @@
+import { withEncodedStreamNames } from './streamNameEncoding.js';
 import pg from 'pg';
 import type { ClientConfig, PoolConfig } from 'pg';
 import { silentLogger, type Logger } from '../log.js';
@@ -164,7 +165,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     return Math.min(5_000, 50 * 2 ** Math.min(attempt, 10));
   };
 
-  return {
+  return withEncodedStreamNames({
     async append(stream, events, appendOptions = {}) {
       assertOpen();
       return appends.append(stream, events, appendOptions);
@@ -277,5 +278,5 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       await listener.close();
       await pool.end();
     },
-  };
+  });
 }

@@ -149,6 +149,25 @@ export function eventStoreContract(adapter: string, create: () => Promise<EventS
       });
     });
 
+    describe('stream names', () => {
+      it('keeps any characters a name can hold, NUL and % included, and finds nothing for an unknown one', async () => {
+        const odd = `${newStream('odd')}-a\u0000b%00c%25-مرحبا`;
+        await store.append(odd, [event('A')], { expectedVersion: 'no_stream' });
+        const [stored] = await store.readStream(odd);
+        expect(stored!.streamName).to.equal(odd);
+        expect((await store.streamInfo(odd)).version).to.equal(1);
+        const plain = odd.replace('\u0000', '');
+        expect(await store.readStream(plain)).to.deep.equal([]);
+        expect(await store.readStream(`${newStream('unknown')}\u0000`)).to.deep.equal([]);
+        expect((await store.streamInfo(`${newStream('unknown')}\u0000`)).version).to.equal(0);
+        const all = await store.readAll({
+          fromPosition: stored!.position - 1,
+          filter: { streamPrefixes: [odd.slice(0, -8)] },
+        });
+        expect(all.map((e) => e.streamName)).to.deep.equal([odd]);
+      });
+    });
+
     describe('reading', () => {
       it('reads a stream forwards from a version, with a maximum count', async () => {
         const stream = newStream();
