@@ -453,6 +453,9 @@ export function createChat(options: ChatOptions) {
       });
       pending = '';
       for (const call of proposed) calls.push({ ...call, status: 'proposed' });
+      // A client that reads the conversation once it has `done` must find the answer in it: the read
+      // models get the same bounded wait a write route gives them before it answers.
+      await options.caughtUp(turn.position).catch(() => false);
       turn.emit({
         event: 'done',
         data: {

@@ -42,12 +42,12 @@ describe('Assistant API authentication', function () {
     it('logs in with JSON or form fields, setting an HttpOnly SameSite=Lax cookie for the Assistant API only', async () => {
       const response = await app.http
         .post('/api/method/login')
-        .send({ usr: 'alice', pwd: alice.password })
+        .send({ usr: alice.name, pwd: alice.password })
         .expect(200);
       expect(response.body).to.deep.include({
         message: {
           success: true,
-          data: { user: 'alice', admin: false, expires_at: response.body.message.data.expires_at },
+          data: { user: alice.name, admin: false, expires_at: response.body.message.data.expires_at },
           tokens_used: { input: 0, output: 0, total: 0 },
         },
       });
@@ -57,7 +57,7 @@ describe('Assistant API authentication', function () {
       expect(cookie).to.include('Max-Age=86400').and.not.include('Secure');
       const me = await app.http.get(CONFIG).set('Cookie', sidOf(cookie)).expect(200);
       expect(me.body.message.data.user).to.deep.equal({
-        name: 'alice',
+        name: alice.name,
         admin: false,
         auth_method: 'session',
       });
@@ -65,14 +65,14 @@ describe('Assistant API authentication', function () {
       const form = await app.http
         .post('/api/method/login')
         .type('form')
-        .send({ usr: 'ALICE', pwd: alice.password })
+        .send({ usr: alice.name.toUpperCase(), pwd: alice.password })
         .expect(200);
-      expect(form.body.message.data.user).to.equal('alice');
+      expect(form.body.message.data.user).to.equal(alice.name);
     });
 
     it('refuses a wrong password and an unknown user alike, with WWW-Authenticate', async () => {
       for (const [usr, pwd] of [
-        ['alice', 'not-her-password'],
+        [alice.name, 'not-her-password'],
         ['nobody', 'whatever-password'],
       ]) {
         const response = await app.http.post('/api/method/login').send({ usr, pwd }).expect(401);
@@ -86,7 +86,7 @@ describe('Assistant API authentication', function () {
     it('ends the session at logout: the old cookie no longer authenticates', async () => {
       const login = await app.http
         .post('/api/method/login')
-        .send({ usr: 'bob', pwd: bob.password })
+        .send({ usr: bob.name, pwd: bob.password })
         .expect(200);
       const sid = sidOf(login.headers['set-cookie']);
       await app.http.get(CONFIG).set('Cookie', sid).expect(200);
@@ -102,7 +102,7 @@ describe('Assistant API authentication', function () {
     it('keeps no session id, password or key secret in clear in any store', async () => {
       const login = await app.http
         .post('/api/method/login')
-        .send({ usr: 'alice', pwd: alice.password })
+        .send({ usr: alice.name, pwd: alice.password })
         .expect(200);
       const sid = sidOf(login.headers['set-cookie']).slice('sid='.length);
       const events = JSON.stringify(await app.runtime.eventStore.readAll());
@@ -117,7 +117,7 @@ describe('Assistant API authentication', function () {
     it('authenticates an API key pair, and refuses a wrong secret, a revoked key and a malformed one', async () => {
       const ok = await app.http.get(CONFIG).set('Authorization', alice.authorization).expect(200);
       expect(ok.body.message.data.user).to.deep.equal({
-        name: 'alice',
+        name: alice.name,
         admin: false,
         auth_method: 'api_key',
       });
@@ -130,9 +130,9 @@ describe('Assistant API authentication', function () {
       for (const malformed of ['token', 'token nonsense', `token ${alice.keyId}`, 'token a:b:c']) {
         await app.http.get(CONFIG).set('Authorization', malformed).expect(401);
       }
-      const other = await app.runtime.users.issueKey('alice', { actorId: 'test', correlationId: 'k2' });
+      const other = await app.runtime.users.issueKey(alice.name, { actorId: 'test', correlationId: 'k2' });
       await app.http.get(CONFIG).set('Authorization', `token ${other.key}`).expect(200);
-      await app.runtime.users.revokeKey('alice', other.keyId, { actorId: 'test', correlationId: 'r2' });
+      await app.runtime.users.revokeKey(alice.name, other.keyId, { actorId: 'test', correlationId: 'r2' });
       const revoked = await app.http.get(CONFIG).set('Authorization', `token ${other.key}`).expect(401);
       expectEnvelopeError(revoked.body, 401, 'invalid_api_key');
       expect(revoked.headers['www-authenticate']).to.equal('Token realm="archivist"');
@@ -234,14 +234,14 @@ describe('Assistant API authentication', function () {
       await app.runtime.projections.waitFor(await app.runtime.eventStore.headPosition(), {
         timeoutMs: 5_000,
       });
-      const byName = await app.runtime.users.views.byName('ALICE');
-      expect(byName).to.include({ name: 'alice', admin: false, hasPassword: true });
+      const byName = await app.runtime.users.views.byName(alice.name.toUpperCase());
+      expect(byName).to.include({ name: alice.name, admin: false, hasPassword: true });
       expect(await app.runtime.users.views.byId(byName!.id)).to.deep.equal(byName);
       expect(await app.runtime.users.views.byKeyId(alice.keyId)).to.include({
         userId: byName!.id,
         revokedAt: null,
       });
-      expect((await app.runtime.users.views.byName('root'))?.admin).to.equal(true);
+      expect((await app.runtime.users.views.byName(admin.name))?.admin).to.equal(true);
       expect(JSON.stringify(await app.runtime.readModels.find('users'))).to.not.include('scrypt');
     });
   });
@@ -253,7 +253,7 @@ describe('Assistant API authentication', function () {
         const carol = await addTestUser(app, 'carol');
         const login = await app.http
           .post('/api/method/login')
-          .send({ usr: 'carol', pwd: carol.password })
+          .send({ usr: carol.name, pwd: carol.password })
           .expect(200);
         expect(([] as string[]).concat(login.headers['set-cookie'] ?? [])[0])
           .to.include('; Secure')
@@ -271,6 +271,7 @@ describe('Assistant API authentication', function () {
 
   describe('JWT bearer tokens, HS256', () => {
     let app: TestApp;
+    let dave: TestUser;
     const key = new TextEncoder().encode(SECRET);
     const sign = (
       claims: Record<string, unknown>,
@@ -286,16 +287,20 @@ describe('Assistant API authentication', function () {
       app = await startTestApp({
         env: { JWT_SECRET: SECRET, JWT_ISSUER: 'https://idp.example', JWT_ROLES_CLAIM: 'realm_access.roles' },
       });
-      await addTestUser(app, 'dave');
+      dave = await addTestUser(app, 'dave');
     });
     after(() => app.stop());
 
     it('takes sub as the user (a local one keeps its name and roles) and the roles claim for admin', async () => {
       const local = await app.http
         .get(CONFIG)
-        .set('Authorization', `Bearer ${await sign({ sub: 'DAVE' })}`)
+        .set('Authorization', `Bearer ${await sign({ sub: dave.name.toUpperCase() })}`)
         .expect(200);
-      expect(local.body.message.data.user).to.deep.equal({ name: 'dave', admin: false, auth_method: 'jwt' });
+      expect(local.body.message.data.user).to.deep.equal({
+        name: dave.name,
+        admin: false,
+        auth_method: 'jwt',
+      });
       const external = await app.http
         .get(CONFIG)
         .set('Authorization', `Bearer ${await sign({ sub: 'erin@idp' })}`)
@@ -311,9 +316,9 @@ describe('Assistant API authentication', function () {
 
     it('refuses expired, forged, foreign-issuer and subject-less tokens with 401 and a Bearer challenge', async () => {
       const tokens = {
-        expired: await sign({ sub: 'dave' }, { expires: '-1m' }),
-        forged: await sign({ sub: 'dave' }, { secret: new TextEncoder().encode('x'.repeat(40)) }),
-        issuer: await sign({ sub: 'dave' }, { issuer: 'https://evil.example' }),
+        expired: await sign({ sub: dave.name }, { expires: '-1m' }),
+        forged: await sign({ sub: dave.name }, { secret: new TextEncoder().encode('x'.repeat(40)) }),
+        issuer: await sign({ sub: dave.name }, { issuer: 'https://evil.example' }),
         noSub: await sign({}),
         garbage: 'not.a.jwt',
       };

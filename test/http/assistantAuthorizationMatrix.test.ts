@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import type supertest from 'supertest';
 import { assistantApiRoutes } from '../../src/http/assistant/routes.js';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BASE = '/api/method';
 type Actor = 'anonymous' | 'alice' | 'bob' | 'admin';
 /** Alice's resources, made afresh for each endpoint's row so a destructive call harms no other row. */
-type Fixture = { conversationId: string; actionId: string; sessionId: string; marker: string };
+type Fixture = { owner: string; conversationId: string; actionId: string; sessionId: string; marker: string };
 type Body = { message: { success: boolean; data: Record<string, unknown> | null; error?: { type: string } } };
 
 interface Row {
@@ -41,7 +42,7 @@ const mentions = (data: unknown, id: string): boolean => JSON.stringify(data).in
 const MATRIX: Record<string, Row> = {
   'POST /login': {
     // Public: anyone may try; a wrong password is 401 whoever asks.
-    request: (http) => http.post(`${BASE}/login`).send({ usr: 'alice', pwd: 'not-the-password' }),
+    request: (http, f) => http.post(`${BASE}/login`).send({ usr: f.owner, pwd: 'not-the-password' }),
     expect: { anonymous: 401, alice: 401, bob: 401, admin: 401 },
   },
   'POST /logout': {
@@ -175,7 +176,11 @@ describe('Assistant API authorisation matrix: every endpoint × anonymous, alice
       onboarding: runtime.onboarding,
     }).map((route) => `${route.method.toUpperCase()} ${route.path}`);
   });
-  after(() => app.stop());
+  after(async () => {
+    // update_settings changed the settings every suite of a cluster shares.
+    await resetAssistantSettings(app.runtime);
+    await app.stop();
+  });
 
   /** As `actor`: alice's, bob's and the administrator's API keys; nothing for anonymous. */
   const as = (actor: Actor, test: supertest.Test): supertest.Test =>
@@ -203,7 +208,7 @@ describe('Assistant API authorisation matrix: every endpoint × anonymous, alice
     expect(
       [conversationId, actionId, sessionId].every((id) => typeof id === 'string' && id.length > 0),
     ).to.equal(true);
-    return { conversationId, actionId, sessionId, marker };
+    return { owner: users.alice!.name, conversationId, actionId, sessionId, marker };
   }
 
   it('covers every route of routes.ts, and nothing else', () => {

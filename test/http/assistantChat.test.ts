@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import {
   API,
@@ -11,6 +12,7 @@ import {
   type EnvelopeBody as Body,
   type ToolCall,
 } from '../support/assistantEnvelope.js';
+import { clusterMode, documentSweeper } from '../support/cluster.js';
 import { openSse, type SseEvent } from '../support/sseClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
@@ -37,16 +39,19 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
   let app: TestApp;
   let alice: TestUser;
   let bob: TestUser;
+  const stored = documentSweeper();
 
   const start = () => startTestApp({ env: { DATA_DIR: dataDir, EVENT_STORE: 'file' } });
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'archivist-chat-'));
     app = await start();
+    await resetAssistantSettings(app.runtime);
     alice = await addTestUser(app, 'alice');
     bob = await addTestUser(app, 'bob');
-    await uploadTextFixtures(app, 'readme.md', 'guide.rst');
+    stored.keep(await uploadTextFixtures(app, 'readme.md', 'guide.rst'));
   });
   after(async () => {
+    await stored.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
     await app.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -103,9 +108,13 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
     });
 
     it('continues a given conversation, and titles a new one from the message', async () => {
+      // The fixtures, or in a cluster every suite's documents.
+      const total = clusterMode()
+        ? ((await app.http.get('/api/v1/documents').expect(200)).body.total as number)
+        : 2;
       const first = dataOf(await chat(alice, { user_message: 'show me the documents' }).expect(200));
       expect((first['tool_calls'] as ToolCall[])[0]!.name).to.equal('list_documents');
-      expect(String(first['response'])).to.include('Riverwatch Toolkit').and.to.include('2 documents');
+      expect(String(first['response'])).to.include('Riverwatch Toolkit').and.to.include(`${total} documents`);
       const conversationId = String(first['conversation_id']);
       const second = dataOf(
         await chat(alice, {

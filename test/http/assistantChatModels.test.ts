@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import {
   API,
@@ -20,6 +21,7 @@ import {
 } from '../support/openaiCompatibleServer.js';
 import { openSse, type SseEvent } from '../support/sseClient.js';
 import { capturedLog, LEVEL } from '../support/capturedLog.js';
+import { documentSweeper, skipInCluster } from '../support/cluster.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { uploadTextFixtures } from '../support/uploadTextFixtures.js';
 
@@ -36,6 +38,7 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
   let script: (request: ChatRequest) => ChatReply = () => ({ content: 'ok' });
 
   const logged = capturedLog('info');
+  const stored = documentSweeper();
 
   before(async () => {
     model = await startOpenAiCompatibleServer({ respond: (request) => script(request) });
@@ -43,10 +46,12 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
       env: { OPENAI_BASE_URL: model.baseUrl, LLM_MODEL: 'scripted', CHAT_MAX_TOOL_ROUNDS: '3' },
       log: logged.log,
     });
+    await resetAssistantSettings(app.runtime);
     alice = await addTestUser(app, 'alice');
-    await uploadTextFixtures(app, 'readme.md', 'guide.rst');
+    stored.keep(await uploadTextFixtures(app, 'readme.md', 'guide.rst'));
   });
   after(async () => {
+    await stored.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
     await app.stop();
     await model.close();
   });
@@ -222,7 +227,11 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     expect((messages[1]!['turn_end'] as { error: { type: string } }).error.type).to.equal('model_rejected');
   });
 
-  it('answers 503 with Retry-After when the conversation read models stay behind the turn, without asking the model', async () => {
+  it('answers 503 with Retry-After when the conversation read models stay behind the turn, without asking the model', async function () {
+    skipInCluster(
+      this,
+      "stops the projections in-process and restarts on the app's own files; the cluster's projector applies them",
+    );
     const dataDir = await mkdtemp(join(tmpdir(), 'archivist-behind-'));
     const env = {
       DATA_DIR: dataDir,
@@ -375,6 +384,7 @@ describe('Assistant API chat with the constrained-JSON fallback (SmolLM2-135M vi
   let server: LlamaChatServer;
   let app: TestApp;
   let alice: TestUser;
+  const stored = documentSweeper();
 
   before(async function () {
     if (!weights || !existsSync(weights)) {
@@ -395,9 +405,10 @@ describe('Assistant API chat with the constrained-JSON fallback (SmolLM2-135M vi
       },
     });
     alice = await addTestUser(app, 'alice');
-    await uploadTextFixtures(app, 'readme.md');
+    stored.keep(await uploadTextFixtures(app, 'readme.md'));
   });
   after(async () => {
+    if (app) await stored.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
     await app?.stop();
     await server?.close();
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
+import { skipInCluster } from '../support/cluster.js';
 import { startMongo, type MongoHandle } from '../support/ferretDb.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -20,6 +21,10 @@ describe('Assistant API conversations on the MongoDB read store', function () {
   const ids: Record<string, string> = {};
 
   before(async function () {
+    skipInCluster(
+      this,
+      'starts a FerretDB and a read-model database of its own; the cluster runs READ_STORE=mongodb for every suite (see assistantConversations)',
+    );
     mongo = await startMongo(); // prints why when it returns null
     if (!mongo) this.skip();
     app = await startTestApp({

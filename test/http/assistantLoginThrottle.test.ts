@@ -36,29 +36,29 @@ describe('Assistant API: failed logins are limited per user name and per client'
   }
 
   it('refuses a user name after N failures within the window — the right password too — until the window slides', async () => {
-    for (let i = 0; i < 3; i += 1) await login('alice', 'wrong-password').expect(401);
-    expectThrottled(await login('alice', 'wrong-password'));
+    for (let i = 0; i < 3; i += 1) await login(alice.name, 'wrong-password').expect(401);
+    expectThrottled(await login(alice.name, 'wrong-password'));
     // The password is not even checked: the right one is refused as well.
-    expectThrottled(await login('ALICE', alice.password));
+    expectThrottled(await login(alice.name.toUpperCase(), alice.password));
     // Other user names are not affected.
-    await login('bob', bob.password).expect(200);
+    await login(bob.name, bob.password).expect(200);
     await windowPasses();
-    await login('alice', alice.password).expect(200);
+    await login(alice.name, alice.password).expect(200);
   });
 
   it('forgets a user name’s failures when it logs in', async () => {
-    for (let i = 0; i < 2; i += 1) await login('bob', 'wrong-password').expect(401);
-    await login('bob', bob.password).expect(200);
-    for (let i = 0; i < 2; i += 1) await login('bob', 'wrong-password').expect(401);
-    await login('bob', bob.password).expect(200);
+    for (let i = 0; i < 2; i += 1) await login(bob.name, 'wrong-password').expect(401);
+    await login(bob.name, bob.password).expect(200);
+    for (let i = 0; i < 2; i += 1) await login(bob.name, 'wrong-password').expect(401);
+    await login(bob.name, bob.password).expect(200);
   });
 
   it('refuses a client after M failures across user names, whichever name it tries next', async () => {
     await windowPasses();
     for (let i = 0; i < 8; i += 1) await login(`nobody${i}`, 'wrong-password').expect(401);
     expectThrottled(await login('nobody8', 'wrong-password'));
-    expectThrottled(await login('alice', alice.password));
+    expectThrottled(await login(alice.name, alice.password));
     await windowPasses();
-    await login('alice', alice.password).expect(200);
+    await login(alice.name, alice.password).expect(200);
   });
 });

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
+import { clusterMode, documentSweeper, uniqueName } from '../support/cluster.js';
+import { skipUnlessClusterScrapesLoopback } from '../support/clusterScrape.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
 import { createOnboardingCommands } from '../../src/commands/onboardingCommands.js';
@@ -52,6 +56,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
   let pages: Server;
   let base = '';
   let pageRequests = 0;
+  const stored = documentSweeper();
 
   before(async () => {
     pages = createServer((request, response) => {
@@ -64,11 +69,15 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
     base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
     dataDir = await mkdtemp(join(tmpdir(), 'archivist-onboarding-'));
     app = await startToolsApp(dataDir, { env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.1' } });
+    await resetAssistantSettings(app.runtime);
     alice = await addTestUser(app, 'alice');
     bob = await addTestUser(app, 'bob');
     admin = await addTestUser(app, 'root', { admin: true });
   });
   after(async () => {
+    // Onboarding changed the settings (and stored pages) that every suite of a cluster shares.
+    await resetAssistantSettings(app.runtime);
+    await stored.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
     await app.stop();
     await rm(dataDir, { recursive: true, force: true });
     await new Promise<void>((resolve) => pages.close(() => resolve()));
@@ -335,7 +344,8 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       expect(await count(`task-${executed.configuration.ingestion!.task_id}`, 'TaskCreated')).to.equal(1);
     });
 
-    it('starts the ingestion of the given pages as a background task, which stores them', async () => {
+    it('starts the ingestion of the given pages as a background task, which stores them', async function () {
+      await skipUnlessClusterScrapesLoopback(this, app);
       const taskId = executed.configuration.ingestion!.task_id!;
       const task = await eventually(
         async () => {
@@ -347,6 +357,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
         30_000,
         'the ingestion task completed',
       );
+      stored.keep(task.result);
       expect(task.result.successful).to.equal(1);
       expect(pageRequests).to.equal(1);
       const search = await app.http
@@ -357,6 +368,8 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
     });
 
     it('answers the same result when executed again, and starts nothing new', async () => {
+      // The page fetched once by the ingestion (none when a cluster's workers refuse loopback).
+      const fetched = pageRequests;
       const again = session(
         await post(alice, 'execute_onboarding_configuration', { session_id: sessionId }).expect(200),
       );
@@ -368,7 +381,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       expect(await count(`onboarding-${sessionId}`, 'OnboardingExecuted')).to.equal(1);
       expect(await settingsApplied(sessionId)).to.equal(1);
       expect(await count(`task-${executed.configuration.ingestion!.task_id}`, 'TaskCreated')).to.equal(1);
-      expect(pageRequests).to.equal(1);
+      expect(pageRequests).to.equal(fetched);
     });
 
     it('refuses answers once executed', async () => {
@@ -398,7 +411,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       expect(settings.assistant.system_prompt).to.include('Arabic');
       expect(settings.assistant.changes['assistant.name']).to.deep.include({
         source: 'onboarding',
-        changed_by: 'user:alice',
+        changed_by: `user:${alice.name}`,
       });
       expect(settings.assistant.tools.find((tool) => tool.name === 'delete_document')).to.include({
         policy: 'disabled',
@@ -457,10 +470,13 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
         eventStore: app.runtime.eventStore,
         clock: () => new Date(),
       });
-      const caller = { actorId: 'user:carol', correlationId: 'crashed-request' };
-      const sessionId = 'crashed-session';
+      const carol = await addTestUser(app, 'carol');
+      const caller = { actorId: `user:${carol.name}`, correlationId: 'crashed-request' };
+      // In a cluster the session and the task outlive the run: ids of this run's own.
+      const sessionId = uniqueName('crashed-session');
+      const ingestionTaskId = clusterMode() ? randomUUID() : 'crashed-ingestion';
       await commands.start(
-        { sessionId, owner: 'carol', modules: ['knowledge', 'assistant'], companyName: null },
+        { sessionId, owner: carol.name, modules: ['knowledge', 'assistant'], companyName: null },
         caller,
       );
       const answers: Array<[string, string | string[]]> = [
@@ -469,10 +485,10 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
         ['assistant.language', 'auto'],
       ];
       for (const [questionKey, answer] of answers) {
-        await commands.answer({ sessionId, owner: 'carol', questionKey, answer }, caller);
+        await commands.answer({ sessionId, owner: carol.name, questionKey, answer }, caller);
       }
       const executed = await commands.execute(
-        { sessionId, owner: 'carol', tools: [], ingestionTaskId: 'crashed-ingestion' },
+        { sessionId, owner: carol.name, tools: [], ingestionTaskId },
         caller,
       );
       expect(executed.appended.map((event) => event.type)).to.deep.equal(['OnboardingExecuted']);
@@ -484,18 +500,29 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       );
       expect((await app.runtime.settings.assistantSettings()).persona.name).to.equal('Nemo');
       await eventually(
-        async () => ((await count('task-crashed-ingestion', 'TaskCreated')) === 1 ? true : undefined),
+        async () => ((await count(`task-${ingestionTaskId}`, 'TaskCreated')) === 1 ? true : undefined),
         10_000,
         'the ingestion task created',
       );
       // Asking again (the client retrying) changes nothing more.
-      const carol = await addTestUser(app, 'carol');
       const again = session(
         await post(carol, 'execute_onboarding_configuration', { session_id: sessionId }).expect(200),
       );
-      expect(again.configuration.ingestion!.task_id).to.equal('crashed-ingestion');
+      expect(again.configuration.ingestion!.task_id).to.equal(ingestionTaskId);
       expect(await settingsApplied(sessionId)).to.equal(1);
-      expect(await count('task-crashed-ingestion', 'TaskCreated')).to.equal(1);
+      expect(await count(`task-${ingestionTaskId}`, 'TaskCreated')).to.equal(1);
+      if (clusterMode()) {
+        // The cluster's workers run it after the test: what it stores must not outlive the suite.
+        const ingested = await eventually(
+          async () => {
+            const task = (await app.http.get(`/api/v1/tasks/${ingestionTaskId}`).expect(200)).body;
+            return ['completed', 'failed'].includes(task.status as string) ? task : undefined;
+          },
+          30_000,
+          'the ingestion task finished',
+        );
+        stored.keep(ingested.result);
+      }
     });
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -20,6 +21,7 @@ describe('Assistant API: list_pending_actions pages like list_conversations', fu
   const requested: string[] = [];
   before(async () => {
     app = await startTestApp();
+    await resetAssistantSettings(app.runtime);
     alice = await addTestUser(app, 'alice');
     bob = await addTestUser(app, 'bob');
     // 25 pending actions of alice (high-risk calls), one of bob.

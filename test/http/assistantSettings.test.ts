@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -20,10 +21,15 @@ describe('Assistant API settings', function () {
 
   before(async () => {
     app = await startTestApp({ env: { API_KEYS: 'retrieval-key-123', OPENAI_API_KEY: 'sk-very-secret' } });
+    // In a cluster the settings are every suite's: this suite starts from the defaults and leaves them.
+    await resetAssistantSettings(app.runtime);
     admin = await addTestUser(app, 'root', { admin: true });
     alice = await addTestUser(app, 'alice');
   });
-  after(() => app.stop());
+  after(async () => {
+    await resetAssistantSettings(app.runtime);
+    await app.stop();
+  });
 
   const get = (user: TestUser | null, name: string, query: object = {}) => {
     const request = app.http.get(`${API}.${name}`).query(query);
@@ -76,6 +82,7 @@ describe('Assistant API settings', function () {
   });
 
   it('update_settings: administrators only; an unknown setting or a wrong value is 422 naming the field, and nothing changes', async () => {
+    const recorded = (await app.runtime.eventStore.readStream('settings-assistant')).length;
     expectError(await update(alice, { 'assistant.name': 'Mallory' }).expect(403), 403, 'forbidden');
     await update(null, { 'assistant.name': 'Mallory' }).expect(401);
     const unknown = expectError(
@@ -114,7 +121,7 @@ describe('Assistant API settings', function () {
     await post(admin, 'update_settings', {}).expect(422);
     const data = (await get(admin, 'get_settings').expect(200)).body.message.data;
     expect(data.assistant.persona.name).to.equal('Archivist');
-    expect(await app.runtime.eventStore.readStream('settings-assistant')).to.have.length(0);
+    expect(await app.runtime.eventStore.readStream('settings-assistant')).to.have.length(recorded);
   });
 
   it('update_settings: changes the persona, language and max_tokens that get_config, get_settings and the chat engine see', async () => {
@@ -134,7 +141,7 @@ describe('Assistant API settings', function () {
     const settings = (await get(admin, 'get_settings').expect(200)).body.message.data;
     expect(settings.assistant.changes['assistant.tone']).to.include({
       source: 'api',
-      changed_by: 'user:root',
+      changed_by: `user:${admin.name}`,
       value: 'warm and brief',
     });
     const effective = await app.runtime.settings.assistantSettings();
@@ -163,9 +170,13 @@ describe('Assistant API settings', function () {
     >;
     expect(pending.map((action) => action['action_id'])).to.deep.equal([actionId]);
     expect(pending[0]).to.include({ tool_name: 'knowledge_stats', risk_level: 'low' });
+    // None in a fresh app; in a cluster, what every suite left.
+    const documents = (
+      await app.http.get('/api/v1/documents').set('X-API-Key', 'retrieval-key-123').expect(200)
+    ).body.total as number;
     const confirmed = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
     expect(confirmed.body.message.data).to.include({ success: true, status: 'Executed' });
-    expect(confirmed.body.message.data.result).to.include({ documents: 0 });
+    expect(confirmed.body.message.data.result).to.include({ documents });
   });
 
   it('a disabled tool is neither listed nor executable (403 tool_disabled); tools.enabled false overrides a policy', async () => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { TaskView } from '../../src/projections/tasksProjection.js';
 import { TASKS } from '../../src/projections/tasksProjection.js';
 import { SCRAPE_JOB } from '../../src/knowledge/scrapeJob.js';
+import { skipInCluster } from '../support/cluster.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -15,6 +16,10 @@ describe('synchronous ingestion while NATS is away', function () {
   let app: TestApp | null = null;
 
   before(async function () {
+    skipInCluster(
+      this,
+      "stops and restarts a nats-server of its own; the cluster's bus is shared by every suite",
+    );
     nats = await startNatsServer({ own: true });
     if (!nats?.controllable) {
       console.log('      skipped: no nats-server this test can stop and start (nats-server not on PATH)');

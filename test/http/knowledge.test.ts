@@ -4,30 +4,63 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { reserve } from '../../src/commands/reservation.js';
 import { SOURCE_RESERVATION } from '../../src/knowledge/ingest.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import {
+  clusterMode,
+  documentSweeper,
+  uniqueFileName,
+  uniqueName,
+  uniqueUpload,
+} from '../support/cluster.js';
+import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'documents', 'text');
-const fixture = (name: string): Promise<Buffer> => readFile(join(fixtures, name));
+/** A text fixture under its name, or (cluster mode) under a name and with a last line of its own. */
+const fixture = async (name: string): Promise<{ name: string; bytes: Buffer }> =>
+  uniqueUpload(name, await readFile(join(fixtures, name)));
+
+interface Corpus {
+  total: number;
+  sources: string[];
+  byLanguage: Record<string, number>;
+}
 
 describe('knowledge base over HTTP', () => {
   let app: TestApp;
+  const stored = documentSweeper();
   beforeEach(async () => {
     app = await startTestApp();
   });
-  afterEach(async () => app.stop());
+  afterEach(async () => {
+    await stored.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
+    await app.stop();
+  });
 
   const upload = async (name: string, bytes: Buffer, fields: Record<string, string> = {}) => {
     let request = app.http.post('/api/v1/upload').attach('file', bytes, name);
     for (const [key, value] of Object.entries(fields)) request = request.field(key, value);
     const response = await request.expect(200);
-    return response.body as Record<string, unknown>;
+    return stored.keep(response.body as Record<string, unknown>);
   };
+  /** What the knowledge base holds before the test: nothing in a fresh app, every suite's in a cluster. */
+  const corpus = async (): Promise<Corpus> => {
+    const stats = (await app.http.get('/api/v1/documents/stats').expect(200)).body;
+    return {
+      total: stats.total_documents as number,
+      sources: Object.keys(stats.by_source as Record<string, number>),
+      byLanguage: stats.by_language as Record<string, number>,
+    };
+  };
+  const documentCount = async (): Promise<number> =>
+    (await app.http.get('/api/v1/documents').expect(200)).body.total as number;
 
   it('ingests an upload, finds it by search, answers from it with a numbered source, and lists it', async () => {
-    const result = await upload('readme.md', await fixture('readme.md'), { section: 'guides' });
+    const before = await corpus();
+    const readme = await fixture('readme.md');
+    const source = `guides/${readme.name}`;
+    const result = await upload(readme.name, readme.bytes, { section: 'guides' });
     expect(result).to.include({
       success: true,
-      filename: 'readme.md',
+      filename: readme.name,
       title: 'Riverwatch Toolkit',
       chunks_updated: 0,
       chunks_skipped: 0,
@@ -44,7 +77,7 @@ describe('knowledge base over HTTP', () => {
       .send({ query: 'river bank erosion volunteers' })
       .expect(200);
     expect(search.body.count).to.be.greaterThan(0);
-    expect(search.body.results[0]).to.include({ doc_id: docId, source: 'guides/readme.md' });
+    expect(search.body.results[0]).to.include({ doc_id: docId, source });
     expect(search.body.results[0].metadata).to.include({ title: 'Riverwatch Toolkit', section: 'guides' });
     expect(search.body.results[0].text).to.match(/erosion/);
 
@@ -73,30 +106,38 @@ describe('knowledge base over HTTP', () => {
       expect(query.body.timing[field], field).to.be.a('number').at.least(0);
 
     const list = await app.http.get('/api/v1/documents').expect(200);
-    expect(list.body).to.include({ total: 1, page: 1, page_size: 20, pages: 1 });
+    const total = before.total + 1;
+    expect(list.body).to.include({ total, page: 1, page_size: 20, pages: Math.ceil(total / 20) });
     expect(list.body.documents[0].metadata).to.include({
       title: 'Riverwatch Toolkit',
-      source: 'guides/readme.md',
+      source,
       section: 'guides',
       language: 'en',
     });
     const one = await app.http.get(`/api/v1/documents/${docId}`).expect(200);
     expect(one.body.text).to.include('Installation');
     expect((await app.http.get('/api/v1/documents/sources').expect(200)).body).to.deep.equal({
-      sources: ['guides/readme.md'],
-      count: 1,
+      sources: [...before.sources, source].sort(),
+      count: before.sources.length + 1,
     });
-    expect((await app.http.get('/api/v1/documents/stats').expect(200)).body).to.deep.equal({
-      total_documents: 1,
-      by_source: { 'guides/readme.md': 1 },
-      by_language: { en: 1 },
-    });
+    const stats = (await app.http.get('/api/v1/documents/stats').expect(200)).body;
+    expect(stats).to.include({ total_documents: total });
+    expect(stats.by_source[source]).to.equal(1);
+    expect(stats.by_language).to.deep.equal({ ...before.byLanguage, en: (before.byLanguage['en'] ?? 0) + 1 });
+    if (!clusterMode()) {
+      expect(stats).to.deep.equal({
+        total_documents: 1,
+        by_source: { 'guides/readme.md': 1 },
+        by_language: { en: 1 },
+      });
+    }
   });
 
   it('detects duplicates by path and by content, and re-ingests with skip_duplicates false', async () => {
-    const bytes = await fixture('readme.md');
-    const first = await upload('readme.md', bytes);
-    const samePath = await upload('readme.md', bytes);
+    const before = await documentCount();
+    const { name, bytes } = await fixture('readme.md');
+    const first = await upload(name, bytes);
+    const samePath = await upload(name, bytes);
     expect(samePath).to.include({
       success: true,
       is_duplicate: true,
@@ -106,7 +147,7 @@ describe('knowledge base over HTTP', () => {
       chunks_added: 0,
     });
     expect(samePath['duplicate_message']).to.match(/already holds this file path/);
-    const sameContent = await upload('copy-of-readme.md', bytes);
+    const sameContent = await upload(uniqueFileName('copy-of-readme.md'), bytes);
     expect(sameContent).to.include({
       is_duplicate: true,
       duplicate_type: 'content_hash',
@@ -116,7 +157,7 @@ describe('knowledge base over HTTP', () => {
     const edited = Buffer.from(
       bytes.toString('utf8').replace('Run a survey for one site', 'Run one survey per site'),
     );
-    const again = await upload('readme.md', edited, { skip_duplicates: 'false' });
+    const again = await upload(name, edited, { skip_duplicates: 'false' });
     expect(again).to.include({
       success: true,
       is_duplicate: false,
@@ -128,13 +169,13 @@ describe('knowledge base over HTTP', () => {
     expect((again['chunks_updated'] as number) + (again['chunks_skipped'] as number)).to.equal(
       first['chunks_added'],
     );
-    const list = await app.http.get('/api/v1/documents').expect(200);
-    expect(list.body.total).to.equal(1);
+    expect(await documentCount()).to.equal(before + 1);
   });
 
   it('makes one document of concurrent uploads of the same file: the others wait for it and are its duplicates', async () => {
-    const bytes = await fixture('report.txt');
-    const results = await Promise.all(Array.from({ length: 6 }, () => upload('report.txt', bytes)));
+    const before = await documentCount();
+    const { name, bytes } = await fixture('report.txt');
+    const results = await Promise.all(Array.from({ length: 6 }, () => upload(name, bytes)));
     const stored = results.filter((result) => result['is_duplicate'] === false);
     expect(stored).to.have.lengthOf(1);
     expect(stored[0]).to.include({ success: true });
@@ -145,12 +186,14 @@ describe('knowledge base over HTTP', () => {
         existing_doc_title: stored[0]!['title'],
       });
     }
-    expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(1);
+    expect(await documentCount()).to.equal(before + 1);
   });
 
   it('makes one document of concurrent uploads of the same content under two names: the other is its content duplicate', async () => {
-    const bytes = await fixture('report.txt');
-    const results = await Promise.all([upload('a.md', bytes), upload('b.md', bytes)]);
+    const before = await documentCount();
+    const { bytes } = await fixture('report.txt');
+    const [a, b] = [uniqueFileName('a.md'), uniqueFileName('b.md')];
+    const results = await Promise.all([upload(a, bytes), upload(b, bytes)]);
     const stored = results.filter((result) => result['is_duplicate'] === false);
     const duplicates = results.filter((result) => result['is_duplicate'] === true);
     expect(stored).to.have.lengthOf(1);
@@ -166,10 +209,10 @@ describe('knowledge base over HTTP', () => {
       existing_doc_id: stored[0]!['doc_id'],
       existing_doc_title: stored[0]!['title'],
     });
-    expect(duplicates[0]!['filename']).to.equal(stored[0]!['filename'] === 'a.md' ? 'b.md' : 'a.md');
+    expect(duplicates[0]!['filename']).to.equal(stored[0]!['filename'] === a ? b : a);
     const list = await app.http.get('/api/v1/documents').expect(200);
-    expect(list.body.total).to.equal(1);
-    expect(list.body.documents).to.have.lengthOf(1);
+    expect(list.body.total).to.equal(before + 1);
+    expect(list.body.documents).to.have.lengthOf(Math.min(before + 1, 20));
     expect(list.body.documents[0].id).to.equal(stored[0]!['doc_id']);
     expect(list.body.documents[0].metadata.source).to.equal(`uploaded/${stored[0]!['filename'] as string}`);
     // The loser gave its path back: uploading the other name again is a content duplicate, not a path one.
@@ -178,13 +221,14 @@ describe('knowledge base over HTTP', () => {
   });
 
   it('takes over a claim on a path left by an ingestion that died long ago', async () => {
-    const source = createHash('sha256').update('uploaded/orphan.txt').digest('hex');
+    const orphan = uniqueFileName('orphan.txt');
+    const source = createHash('sha256').update(`uploaded/${orphan}`).digest('hex');
     await reserve(app.runtime.eventStore, SOURCE_RESERVATION, source, 'document-of-a-dead-worker', {
       now: '2020-01-01T00:00:00.000Z',
       actorId: 'worker-killed-mid-ingestion',
       correlationId: 'c',
     });
-    const result = await upload('orphan.txt', await fixture('report.txt'));
+    const result = await upload(orphan, (await fixture('report.txt')).bytes);
     expect(result).to.include({ success: true, is_duplicate: false });
   });
 
@@ -195,46 +239,64 @@ describe('knowledge base over HTTP', () => {
       ['workbook.ods', 'North & East provisional'],
       ['slides.odp', 'northern sampling site weather'],
     ] as const) {
-      const result = await upload(name, await readFile(join(office, name)), { section: 'odf' });
-      expect(result, name).to.include({ success: true, filename: name, error: null });
+      const file = uniqueUpload(name, await readFile(join(office, name)));
+      const result = await upload(file.name, file.bytes, { section: 'odf' });
+      expect(result, name).to.include({ success: true, filename: file.name, error: null });
       expect(result['chunks_added'], name).to.be.a('number').greaterThan(0);
       const search = await app.http.post('/api/v1/search').send({ query }).expect(200);
-      expect(search.body.results[0], name).to.include({ source: `odf/${name}` });
+      expect(search.body.results[0], name).to.include({ source: `odf/${file.name}` });
     }
   });
 
   it('reports an unsupported or broken file with success false and stores nothing', async () => {
-    const unsupported = await upload('tool.exe', Buffer.from('MZ...'));
+    const before = await documentCount();
+    const unsupported = await upload(uniqueFileName('tool.exe'), Buffer.from('MZ...'));
     expect(unsupported).to.include({ success: false, doc_id: null, chunks_added: 0 });
     expect(unsupported['error']).to.match(/Unsupported file type \.exe/);
-    const broken = await upload('broken.pdf', Buffer.from('%PDF-1.7 this is not really a pdf'));
+    const broken = await upload(
+      uniqueFileName('broken.pdf'),
+      Buffer.from('%PDF-1.7 this is not really a pdf'),
+    );
     expect(broken).to.include({ success: false, doc_id: null });
     expect(broken['error']).to.be.a('string').and.not.empty;
-    expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(0);
+    expect(await documentCount()).to.equal(before);
   });
 
   it('deletes a document from every index, frees its keys, and reports unknown ids as not_found', async () => {
-    const first = await upload('readme.md', await fixture('readme.md'));
+    const vectors = await app.runtime.knowledge.vectorIndex().count();
+    const readme = await fixture('readme.md');
+    const first = await upload(readme.name, readme.bytes);
     const docId = first['doc_id'] as string;
     const deleted = await app.http.delete(`/api/v1/documents/${docId}`).expect(200);
     expect(deleted.body).to.deep.equal({ doc_id: docId, status: 'deleted', message: 'Document deleted' });
     await app.http.get(`/api/v1/documents/${docId}`).expect(404);
     const search = await app.http.post('/api/v1/search').send({ query: 'river bank erosion' }).expect(200);
     expect(search.body.results.map((result: { doc_id: string }) => result.doc_id)).to.not.include(docId);
-    expect(await app.runtime.knowledge.vectorIndex().count()).to.equal(0);
+    if (clusterMode()) {
+      // Milvus counts the deletion once its segment is sealed: not at once, as an embedded index does.
+      await eventually(async () =>
+        (await app.runtime.knowledge.vectorIndex().count()) === vectors ? true : undefined,
+      );
+    } else {
+      expect(await app.runtime.knowledge.vectorIndex().count()).to.equal(vectors);
+    }
     const missing = await app.http.delete(`/api/v1/documents/${docId}`).expect(200);
     expect(missing.body.status).to.equal('not_found');
 
     // The path and content keys are free again (released by a reactor, or taken over from a deleted holder).
-    const again = await upload('readme.md', await fixture('readme.md'));
+    const again = await upload(readme.name, readme.bytes);
     expect(again).to.include({ success: true, is_duplicate: false });
     expect(again['doc_id']).to.not.equal(docId);
   });
 
   it('deletes by id list, by source and by filter with consistent counts', async () => {
-    const a = await upload('readme.md', await fixture('readme.md'), { section: 'one' });
-    await upload('report.txt', await fixture('report.txt'), { section: 'two' });
-    await upload('guide.rst', await fixture('guide.rst'), { section: 'two' });
+    const before = await documentCount();
+    // Sections of the test's own: a deletion by filter in a cluster must not reach other suites' documents.
+    const [one, two] = [uniqueName('one'), uniqueName('two')];
+    const [readme, report, guide] = await Promise.all(['readme.md', 'report.txt', 'guide.rst'].map(fixture));
+    const a = await upload(readme!.name, readme!.bytes, { section: one });
+    await upload(report!.name, report!.bytes, { section: two });
+    await upload(guide!.name, guide!.bytes, { section: two });
     const many = await app.http
       .post('/api/v1/documents/delete')
       .send({ doc_ids: [a['doc_id'], 'nope'] })
@@ -242,15 +304,15 @@ describe('knowledge base over HTTP', () => {
     expect(many.body).to.include({ deleted: 1, skipped: 1, errors: 0 });
     const bySource = await app.http
       .post('/api/v1/documents/delete/by-source')
-      .send({ source: 'two/report.txt' })
+      .send({ source: `${two}/${report!.name}` })
       .expect(200);
     expect(bySource.body).to.include({ deleted: 1, more: false });
     const byFilter = await app.http
       .post('/api/v1/documents/delete/by-filter')
-      .send({ where: { section: 'two' } })
+      .send({ where: { section: two } })
       .expect(200);
     expect(byFilter.body).to.include({ deleted: 1 });
-    expect((await app.http.get('/api/v1/documents').expect(200)).body.total).to.equal(0);
+    expect(await documentCount()).to.equal(before);
     await app.http
       .post('/api/v1/documents/delete/by-filter')
       .send({ where: { owner: 'x' } })
@@ -258,31 +320,37 @@ describe('knowledge base over HTTP', () => {
   });
 
   it('bulk upload counts agree with the per-file results', async () => {
+    const readme = await fixture('readme.md');
     const response = await app.http
       .post('/api/v1/upload/bulk')
-      .attach('files', await fixture('readme.md'), 'readme.md')
-      .attach('files', await fixture('readme.md'), 'readme.md')
+      .attach('files', readme.bytes, readme.name)
+      .attach('files', readme.bytes, readme.name)
       .attach('files', Buffer.from('x'), 'notes.exe')
       .expect(200);
+    stored.keep(response.body);
     expect(response.body).to.include({ total_files: 3, successful: 1, duplicates: 1, failed: 1 });
     expect(response.body.results).to.have.length(3);
     expect(response.body.errors).to.have.length(1);
   });
 
   it('uploads asynchronously: a task whose result is the ingestion result', async () => {
+    const arabic = await fixture('arabic.txt');
     const response = await app.http
       .post('/api/v1/upload/async')
-      .attach('file', await fixture('arabic.txt'), 'arabic.txt')
+      .attach('file', arabic.bytes, arabic.name)
       .expect(202);
     expect(response.body).to.include({ status: 'pending' });
     const taskId = response.body.task_id as string;
-    let task: Record<string, unknown> = {};
-    for (let i = 0; i < 200 && task['status'] !== 'completed'; i += 1) {
-      task = (await app.http.get(`/api/v1/tasks/${taskId}`).expect(200)).body;
-      if (task['status'] !== 'completed') await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(task['status']).to.equal('completed');
-    expect(task['result']).to.include({ success: true, filename: 'arabic.txt', is_duplicate: false });
+    const task = await eventually(
+      async () => {
+        const body = (await app.http.get(`/api/v1/tasks/${taskId}`).expect(200)).body;
+        return body['status'] === 'completed' ? (body as Record<string, unknown>) : undefined;
+      },
+      10_000,
+      'the upload task completed',
+    );
+    expect(task['result']).to.include({ success: true, filename: arabic.name, is_duplicate: false });
+    stored.keep(task['result']);
     // Arabic search with other letter forms (hamza on alef, ta marbuta) finds it.
     const search = await app.http.post('/api/v1/search').send({ query: 'جوده المياه' }).expect(200);
     expect(search.body.results[0].metadata.language).to.equal('ar');

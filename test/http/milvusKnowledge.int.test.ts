@@ -3,13 +3,17 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { silentLogger } from '../../src/log.js';
 import { createMilvusIndex } from '../../src/vector/milvusIndex.js';
+import { clusterMode, skipInCluster } from '../support/cluster.js';
 import { startMilvus } from '../support/milvusLite.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
-const started = await startMilvus().then(
-  (handle) => ({ handle, error: null }),
-  (error: unknown) => ({ handle: null, error }),
-);
+// Not in cluster mode, where the suite is skipped: no Milvus of its own is started for nothing.
+const started = clusterMode()
+  ? { handle: null, error: null }
+  : await startMilvus().then(
+      (handle) => ({ handle, error: null }),
+      (error: unknown) => ({ handle: null, error }),
+    );
 const milvus = started.handle;
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'documents', 'text');
 
@@ -33,6 +37,10 @@ describe('knowledge base over HTTP with VECTOR_STORE=milvus', function () {
     createMilvusIndex({ url: milvus!.url, collection, dimensions: 384, log: silentLogger }).drop();
 
   before(function () {
+    skipInCluster(
+      this,
+      'starts apps with a Milvus and an event log of their own, and drops their collection; the cluster runs VECTOR_STORE=milvus for every suite',
+    );
     if (started.error) throw started.error;
     if (!milvus) this.skip();
   });
@@ -107,6 +115,10 @@ describe('knowledge base over HTTP while Milvus is away', function () {
   };
 
   before(async function () {
+    skipInCluster(
+      this,
+      "kills and restarts a Milvus Lite of its own; the cluster's is shared by every suite",
+    );
     own = await startMilvus({ own: true });
     if (!own?.managed) {
       console.log(
@@ -139,7 +151,10 @@ describe('knowledge base over HTTP while Milvus is away', function () {
     const lexical = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' }).expect(200);
     expect(lexical.body.results[0]).to.include({ doc_id: docId });
     expect(lexical.headers['x-dense-retrieval']).to.match(/^off \(vector store unavailable, lexical only: /);
-    const answered = await app!.http.post('/api/v1/query').send({ question: 'river bank erosion' }).expect(200);
+    const answered = await app!.http
+      .post('/api/v1/query')
+      .send({ question: 'river bank erosion' })
+      .expect(200);
     expect(answered.body.sources[0]).to.include({ doc_id: docId });
     expect(answered.body.timing.dense_retrieval).to.match(/^off \(vector store unavailable, lexical only: /);
 
@@ -147,7 +162,9 @@ describe('knowledge base over HTTP while Milvus is away', function () {
     const search = await eventually(
       async () => {
         const response = await app!.http.post('/api/v1/search').send({ query: 'river bank erosion' });
-        return response.headers['x-dense-retrieval'] === app!.runtime.knowledge.collection ? response : undefined;
+        return response.headers['x-dense-retrieval'] === app!.runtime.knowledge.collection
+          ? response
+          : undefined;
       },
       20_000,
       'search to read the vector index again',

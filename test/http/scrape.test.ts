@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { documentSweeper } from '../support/cluster.js';
+import { skipIfClusterScrapesLoopback, skipUnlessClusterScrapesLoopback } from '../support/clusterScrape.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 
 const ARTICLE = `<html><head><title>Tidal Gauges</title></head><body>
@@ -43,14 +45,21 @@ describe('scrape over HTTP', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(async () => new Promise<void>((resolve) => server.close(() => resolve())));
-  afterEach(async () => app.stop());
+  // The pages share their text: in a cluster, one test's stored page would be the next one's duplicate.
+  const pages = documentSweeper();
+  afterEach(async () => {
+    await pages.sweep((docId) => app.http.delete(`/api/v1/documents/${docId}`).expect(200));
+    await app.stop();
+  });
 
-  it('stores a page allowed by SCRAPE_ALLOWED_HOSTS, finds it, and detects the same URL again', async () => {
+  it('stores a page allowed by SCRAPE_ALLOWED_HOSTS, finds it, and detects the same URL again', async function () {
     app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.1' } });
+    await skipUnlessClusterScrapesLoopback(this, app);
     const first = await app.http
       .post('/api/v1/scrape')
       .send({ url: `${base}/tides` })
       .expect(200);
+    pages.keep(first.body);
     expect(first.body).to.include({
       success: true,
       url: `${base}/tides`,
@@ -73,14 +82,16 @@ describe('scrape over HTTP', () => {
     });
   });
 
-  it('makes one document of concurrent scrapes of the same URL: the others are its URL duplicates', async () => {
+  it('makes one document of concurrent scrapes of the same URL: the others are its URL duplicates', async function () {
     app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.1' } });
+    await skipUnlessClusterScrapesLoopback(this, app);
+    const before = await app.http.get('/api/v1/documents/sources').expect(200);
     togetherRequests = 0;
     const url = `${base}/together`;
     const responses = await Promise.all(
       Array.from({ length: 3 }, () => app.http.post('/api/v1/scrape').send({ url }).expect(200)),
     );
-    const results = responses.map((response) => response.body as Record<string, unknown>);
+    const results = responses.map((response) => pages.keep(response.body as Record<string, unknown>));
     expect(togetherRequests, 'pages fetched').to.be.at.least(2);
     const stored = results.filter((result) => result['is_duplicate'] === false);
     expect(stored).to.have.lengthOf(1);
@@ -100,13 +111,16 @@ describe('scrape over HTTP', () => {
       });
     }
     const list = await app.http.get('/api/v1/documents').expect(200);
-    expect(list.body.total).to.equal(1);
+    expect(list.body.total).to.equal(before.body.count + 1);
     expect(list.body.documents[0].id).to.equal(stored[0]!['doc_id']);
-    expect((await app.http.get('/api/v1/documents/sources').expect(200)).body.sources).to.deep.equal([url]);
+    expect((await app.http.get('/api/v1/documents/sources').expect(200)).body.sources).to.deep.equal(
+      [...(before.body.sources as string[]), url].sort(),
+    );
   });
 
-  it('refuses a loopback address by default, with success false and the reason', async () => {
+  it('refuses a loopback address by default, with success false and the reason', async function () {
     app = await startTestApp();
+    await skipIfClusterScrapesLoopback(this, app);
     const refused = await app.http
       .post('/api/v1/scrape')
       .send({ url: `${base}/tides` })
@@ -115,8 +129,9 @@ describe('scrape over HTTP', () => {
     expect(refused.body.error).to.match(/private, loopback/);
   });
 
-  it('scrapes several URLs in a task with per-URL results and totals', async () => {
+  it('scrapes several URLs in a task with per-URL results and totals', async function () {
     app = await startTestApp({ env: { SCRAPE_ALLOWED_HOSTS: '127.0.0.0/8' } });
+    await skipUnlessClusterScrapesLoopback(this, app);
     const accepted = await app.http
       .post('/api/v1/scrape/async')
       .send({ urls: [`${base}/tides`, `${base}/notes.txt`, `${base}/missing`], timeout: 5 })
@@ -125,6 +140,7 @@ describe('scrape over HTTP', () => {
       const body = (await app.http.get(`/api/v1/tasks/${accepted.body.task_id}`).expect(200)).body;
       return body.status === 'completed' ? body : undefined;
     });
+    pages.keep(task.result);
     expect(task.result).to.include({ urls_processed: 3, successful: 2, failed: 1 });
     expect(task.result.total_chunks_added).to.be.greaterThan(1);
     expect(task.result.results[2]).to.include({ success: false, url: `${base}/missing` });

@@ -1,5 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { expect } from 'chai';
+import { skipInCluster } from '../support/cluster.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 import { stepsJob } from '../support/testJobs.js';
 
@@ -37,6 +38,13 @@ async function readSse(
   return { status: response.status, events };
 }
 
+/** For tests that wait for the suite's own job to run: the cluster's workers know only the product's. */
+const runsTestJobs = (context: Mocha.Context): void =>
+  skipInCluster(
+    context,
+    "waits for this suite's own job type (steps) to run, unknown to the cluster's workers",
+  );
+
 describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
   let app: TestApp;
   let base: string;
@@ -55,7 +63,8 @@ describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
     return taskId;
   };
 
-  it('replays a task from the start, follows it live, and ends at its terminal event', async () => {
+  it('replays a task from the start, follows it live, and ends at its terminal event', async function () {
+    runsTestJobs(this);
     const id = await create({ steps: 5, stepMs: 40 });
     const { status, events } = await readSse(`${base}/api/v1/tasks/${id}/events`, { 'X-API-Key': 'k' });
     expect(status).to.equal(200);
@@ -83,7 +92,8 @@ describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
     });
   });
 
-  it('resumes after Last-Event-ID', async () => {
+  it('resumes after Last-Event-ID', async function () {
+    runsTestJobs(this);
     const id = await create({ steps: 2, stepMs: 1 });
     await eventually(async () =>
       (await app.runtime.eventStore.streamInfo(`task-${id}`)).version === 5 ? true : undefined,
@@ -98,7 +108,8 @@ describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
     ]);
   });
 
-  it('answers 204 to a client reconnecting after the end, so EventSource stops', async () => {
+  it('answers 204 to a client reconnecting after the end, so EventSource stops', async function () {
+    runsTestJobs(this);
     const id = await create({ steps: 1, stepMs: 1 });
     await eventually(async () =>
       (await app.runtime.eventStore.streamInfo(`task-${id}`)).version === 4 ? true : undefined,
@@ -111,7 +122,8 @@ describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
     expect(events).to.deep.equal([]);
   });
 
-  it('treats a malformed Last-Event-ID as none', async () => {
+  it('treats a malformed Last-Event-ID as none', async function () {
+    runsTestJobs(this);
     const id = await create({ steps: 1, stepMs: 1 });
     const { events } = await readSse(`${base}/api/v1/tasks/${id}/events`, {
       'X-API-Key': 'k',

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnv } from './childEnv.js';
+import { parseEnvFile } from './cluster.js';
 
 const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', '..', 'scripts', 'cluster.sh');
@@ -34,14 +35,8 @@ export function clusterUnavailable(): string | null {
   return null;
 }
 
-export function readClusterEnv(file: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const match = /^export ([A-Z_]+)=(.*)$/.exec(line);
-    if (match) env[match[1]!] = match[2]!.replace(/^'(.*)'$/, '$1');
-  }
-  return env;
-}
+export const readClusterEnv = (file: string): Record<string, string> =>
+  parseEnvFile(readFileSync(file, 'utf8'));
 
 /**
  * Starts the distributed profile in `dir` with `scripts/cluster.sh up`; `env` reaches every role

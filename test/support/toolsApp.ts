@@ -1,11 +1,10 @@
 import type Koa from 'koa';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime, type Role, type Runtime } from '../../src/runtime.js';
-import { responseContract } from './responseContract.js';
-import type { TestApp } from './testApp.js';
+import { clusterMode } from './cluster.js';
+import { contractApp, testAppEnv, testAppRoles, type TestApp } from './testApp.js';
 
 /** A clock tests can move forward: real time plus `skipMs`. */
 export function createTestClock() {
@@ -16,26 +15,21 @@ export function createTestClock() {
 /**
  * The product on real SQLite stores in `dataDir` (kept on stop, so another start finds it), with an
  * injected clock and only the given roles: a process without the worker role runs no reactor and no
- * job, as a worker that is down.
+ * job, as a worker that is down. In cluster mode (test/support/cluster.ts) it is an API process of
+ * the cluster instead, on the cluster's engines; the clock is then this process's only.
  */
 export async function startToolsApp(
   dataDir: string,
   options: { clock?: () => Date; roles?: readonly Role[]; env?: Record<string, string> } = {},
 ): Promise<TestApp & { runtime: Runtime; app: Koa }> {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    EVENT_STORE: 'file',
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    TASK_HEARTBEAT_MS: '100',
-    ...options.env,
-  });
+  const defaults: Record<string, string> = clusterMode()
+    ? { DATA_DIR: dataDir }
+    : { DATA_DIR: dataDir, EVENT_STORE: 'file', TASK_HEARTBEAT_MS: '100' };
+  const config = loadConfig(testAppEnv(defaults, options.env));
   const log = createLogger({ level: process.env['TEST_LOG_LEVEL'] ?? 'error' });
   const runtime = await createRuntime(config, { log, ...(options.clock ? { clock: options.clock } : {}) });
-  await runtime.start(options.roles);
-  const app = createApp(runtime);
-  const published = await supertest(app.callback()).get('/openapi.json');
-  app.middleware.unshift(responseContract(published.body as Parameters<typeof responseContract>[0]));
+  await runtime.start(testAppRoles(options.roles));
+  const app = await contractApp(runtime);
   return {
     runtime,
     app,
