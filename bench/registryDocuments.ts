@@ -46,4 +46,3 @@ export function registryDocuments(
 
 export const readmes = (limitBytes: number): Input[] =>
   registryDocuments((name, size) => name === 'README.md' && size > 2_048, limitBytes);
-
