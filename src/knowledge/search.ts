@@ -127,9 +127,10 @@ export function createSearch(deps: SearchDeps) {
         // A vector store or embedder that cannot answer now costs the search its dense half, not
         // the answer: the lexical half stands alone, and the response says so.
         if (weights.lexical <= 0 || !isDenseOutage(error)) throw error;
+        const what = error instanceof ModelError ? 'embedder' : 'vector store';
         dense = {
           collection: null,
-          reason: `vector store unavailable, lexical only: ${(error as Error).message}`,
+          reason: `${what} unavailable, lexical only: ${(error as Error).message}`,
         };
         return [];
       } finally {

@@ -26,6 +26,7 @@ describe('uniqueness reservations', () => {
       reserved: false,
       holder: 'doc-1',
       since: metadata.now,
+      cause: null,
     });
     await release(store, 'hash', 'abc', metadata);
     await release(store, 'hash', 'abc', metadata);

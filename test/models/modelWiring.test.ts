@@ -129,7 +129,7 @@ describe('models picked by configuration', () => {
     expect(top[0]).to.equal(rerank.documents.length - 1);
   });
 
-  it('says why a model is not ready, and answers 503 while it cannot be reached', async () => {
+  it('says why a model is not ready, and searches lexical only while it cannot be reached, saying so', async () => {
     const url = server.url;
     // The replacement (for afterEach) listens before the first one closes: started after, it could
     // be given the port just freed, and the model would be reachable there after all.
@@ -151,9 +151,8 @@ describe('models picked by configuration', () => {
     ).find((c) => c.name === 'embedder');
     expect(embedder?.healthy).to.equal(false);
     expect(embedder?.reason).to.match(/^e5-wire: model list failed: no connection/);
-    const search = await app.http.post('/api/v1/search').send({ query: 'anything' }).expect(503);
-    expect(search.body).to.include({ error: 'model_unavailable', status_code: 503 });
-    expect(search.headers['retry-after']).to.equal('5');
+    const search = await app.http.post('/api/v1/search').send({ query: 'anything' }).expect(200);
+    expect(search.headers['x-dense-retrieval']).to.match(/^off \(embedder unavailable, lexical only: /);
   });
 
   it('answers 502 when a model refuses, without passing on its status or its words', async () => {
