@@ -11,10 +11,10 @@ import { createPostgresReads, type Query } from './postgresReads.js';
 import { ensureSchema, postgresNames } from './postgresSchema.js';
 import { scrubPostgres } from './postgresScrub.js';
 import {
-  createBackoffAppendSignal,
+  createAppendSignal,
   createSubscriptionRegistry,
-  pullAllSubscriptionAsync,
-  pullStreamSubscriptionAsync,
+  pullAllSubscription,
+  pullStreamSubscription,
   type ReadRetry,
 } from './subscription.js';
 
@@ -92,7 +92,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // An idle client whose server went away emits 'error'; the pool drops it. Unhandled, it would crash.
   pool.on('error', (error) => log.debug({ err: error }, 'event store: an idle PostgreSQL connection failed'));
 
-  const appended = createBackoffAppendSignal(options.pollMinMs ?? 100, options.pollMaxMs ?? 2_000);
+  const appended = createAppendSignal({ minMs: options.pollMinMs ?? 100, maxMs: options.pollMaxMs ?? 2_000 });
   const listener = createNotificationListener({
     client: connection,
     channel: names.channel,
@@ -191,7 +191,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     subscribeToAll(subscribeOptions = {}) {
       listener.start();
       return subscriptions.track(
-        pullAllSubscriptionAsync(
+        pullAllSubscription(
           appended,
           (position, max) => reads.readFiltered(position, max, subscribeOptions.filter),
           subscribeOptions,
@@ -203,7 +203,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     subscribeToStream(stream, subscribeOptions = {}) {
       listener.start();
       return subscriptions.track(
-        pullStreamSubscriptionAsync(
+        pullStreamSubscription(
           appended,
           (fromVersion, max) => reads.readStream(stream, { fromVersion, maxCount: max }),
           subscribeOptions,

@@ -1,4 +1,6 @@
 import { BusUnavailableError } from '../bus/bus.js';
+import type { Caller } from '../commands/context.js';
+import type { TaskCommands } from '../commands/taskCommands.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../domain/task/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 
@@ -25,6 +27,31 @@ export interface StartGuard {
   withinMs: number;
   available(): Promise<{ healthy: boolean; reason: string | null }>;
   withdraw(): Promise<boolean>;
+}
+
+/** Whether workers can be reached (the bus), and how long a synchronous request waits for a start. */
+export interface WorkQueues {
+  health(): Promise<{ healthy: boolean; reason: string | null }>;
+  startWithinMs: number;
+}
+
+/** A synchronous ingestion that no worker can start answers 503 in bounded time: its guard. */
+export function startGuard(
+  deps: { tasks: Pick<TaskCommands, 'cancel'>; workQueues: WorkQueues },
+  taskId: string,
+  caller: Caller,
+): StartGuard {
+  return {
+    withinMs: deps.workQueues.startWithinMs,
+    available: () => deps.workQueues.health(),
+    withdraw: async () =>
+      (
+        await deps.tasks.cancel(
+          { taskId, reason: 'withdrawn: no worker could start it', onlyIfPending: true },
+          caller,
+        )
+      ).appended.length > 0,
+  };
 }
 
 const STARTED: ReadonlySet<string> = new Set(['TaskStarted', 'TaskResumed']);

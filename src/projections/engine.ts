@@ -7,6 +7,7 @@ import type { InstanceRef, ProjectionRegistry } from './registry.js';
 import { REGISTRY_COLLECTION, instanceId, physicalCollection } from './registry.js';
 import { openInstanceSession, type InstanceHooks, type InstanceOutcome } from './instanceRunner.js';
 import { holdLease } from '../logProcessing/fencedLease.js';
+import { createPositionWaiters } from '../logProcessing/positionWaiters.js';
 import {
   createLogProcessor,
   followSession,
@@ -107,11 +108,9 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
   const statuses = new Map<string, ProjectionStatus>();
   /** Position of the active instance per projection name, as far as this process knows. */
   const activePositions = new Map<string, number>();
-  const waiters = new Set<() => void>();
+  const waiters = createPositionWaiters();
 
-  const notify = (): void => {
-    for (const wake of [...waiters]) wake();
-  };
+  const notify = (): void => waiters.notify();
 
   function setStatus(projection: Projection, patch: Partial<ProjectionStatus>): void {
     const current = statuses.get(projection.name) ?? {
@@ -133,7 +132,6 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
     log,
     owner: options.owner,
     batchSize: options.batchSize ?? 2_000,
-    leaseTtlMs,
     idleFlushMs: options.idleFlushMs ?? 1_000,
     onLive(name: string, position: number) {
       activePositions.set(name, position);
@@ -267,19 +265,17 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
   }
 
   /**
-   * Whether `name` has applied everything up to `position`. Another process's checkpoint is written
-   * lazily when it only moved past events the projection skips, so a checkpoint short of `position`
-   * still counts when no event the projection handles lies beyond it: without this, a process that
-   * does not run the projection would wait out every read-your-writes timeout, and call a live
-   * projection "catching up".
+   * The checkpoint at which `name` has applied everything up to `position`. Another process writes a
+   * checkpoint lazily when it only moved past events the projection skips, so one short of
+   * `position` counts once it reaches the projection's last event at or before it: without this, a
+   * process that does not run the projection would wait out every read-your-writes timeout, and call
+   * a live projection "catching up". Asked once per wait: every event at or before `position` is
+   * committed already, so the answer cannot change while waiting.
    */
-  async function reached(name: string, position: number): Promise<boolean> {
-    const checkpoint = await currentPosition(name);
-    if (checkpoint >= position) return true;
-    if (checkpoint < 0 || statuses.get(name)?.state === 'live') return false;
+  async function neededCheckpoint(name: string, position: number): Promise<number> {
     const projection = registry.projections.find((candidate) => candidate.name === name);
-    if (!projection) return false;
-    return checkpoint >= (await options.eventStore.headPosition({ eventTypes: projection.handles }));
+    if (!projection) return position;
+    return Math.min(position, await options.eventStore.headPosition({ eventTypes: projection.handles }));
   }
 
   return {
@@ -302,23 +298,21 @@ export function createProjectionEngine(options: ProjectionEngineOptions): Projec
 
     async waitFor(position, waitOptions = {}) {
       const names = waitOptions.projections ?? registry.projections.map((projection) => projection.name);
-      const deadline = Date.now() + (waitOptions.timeoutMs ?? 2_000);
-      for (;;) {
-        const all = await Promise.all(names.map((name) => reached(name, position)));
-        if (all.every(Boolean)) return true;
-        const left = deadline - Date.now();
-        if (left <= 0 || controller.signal.aborted) return false;
-        // Woken by this process's runners at once; other processes' progress is polled.
-        await new Promise<void>((resolve) => {
-          const wake = (): void => {
-            waiters.delete(wake);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(wake, Math.min(left, 25));
-          waiters.add(wake);
-        });
-      }
+      const needed = new Map<string, number>();
+      const reached = async (name: string): Promise<boolean> => {
+        const checkpoint = await currentPosition(name);
+        if (checkpoint >= (needed.get(name) ?? position)) return true;
+        // This process's own live runner knows its position exactly; another's may be lazy.
+        if (checkpoint < 0 || needed.has(name) || statuses.get(name)?.state === 'live') return false;
+        needed.set(name, await neededCheckpoint(name, position));
+        return checkpoint >= needed.get(name)!;
+      };
+      // Woken by this process's runners at once; other processes' progress is polled.
+      return waiters.until(
+        async () => (await Promise.all(names.map(reached))).every(Boolean),
+        waitOptions.timeoutMs ?? 2_000,
+        { stopped: () => controller.signal.aborted },
+      );
     },
 
     async rebuild(name, rebuildOptions = {}) {

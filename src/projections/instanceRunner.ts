@@ -26,7 +26,6 @@ export interface RunnerContext {
   log: Logger;
   owner: string;
   batchSize: number;
-  leaseTtlMs: number;
   idleFlushMs: number;
   /** The active instance of a projection has applied everything up to `position`. */
   onLive(name: string, position: number): void;

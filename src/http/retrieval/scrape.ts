@@ -1,8 +1,7 @@
-import { startGuard } from './upload.js';
 import type { Caller } from '../../commands/context.js';
 import type { TaskCommands } from '../../commands/taskCommands.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
-import { awaitTask } from '../../knowledge/awaitTask.js';
+import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from '../../knowledge/scrapeJob.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
@@ -15,8 +14,7 @@ import { ingestionSchema } from './upload.js';
 export interface ScrapeRouteDeps {
   tasks: TaskCommands;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
-  /** Whether workers can be reached (the bus), and how long a synchronous request waits for a start. */
-  workQueues: { health(): Promise<{ healthy: boolean; reason: string | null }>; startWithinMs: number };
+  workQueues: WorkQueues;
 }
 
 const url = { type: 'string', minLength: 1, maxLength: 2_048, pattern: '^[hH][tT][tT][pP][sS]?://' } as const;

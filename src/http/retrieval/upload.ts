@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { TaskCommands } from '../../commands/taskCommands.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { BlobStore } from '../../blobStore/blobStore.js';
-import { awaitTask, type StartGuard } from '../../knowledge/awaitTask.js';
+import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
 import { readZipUpload, ZipUploadError, type ZipLimits } from '../../knowledge/zipUpload.js';
 import { INGEST_UPLOAD_JOB, type UploadTaskInput } from '../../knowledge/ingestJobs.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
@@ -22,8 +22,7 @@ import { taskCreatedSchema } from './taskCreated.js';
 export interface UploadRouteDeps {
   tasks: TaskCommands;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
-  /** Whether workers can be reached (the bus), and how long a synchronous request waits for a start. */
-  workQueues: { health(): Promise<{ healthy: boolean; reason: string | null }>; startWithinMs: number };
+  workQueues: WorkQueues;
   blobs: BlobStore;
   maxFilesPerBulk: number;
   zipLimits: ZipLimits;
@@ -108,25 +107,6 @@ function unsupportedResult(fileName: string, message: string): Record<string, un
     existing_doc_id: null,
     existing_doc_title: null,
     duplicate_message: null,
-  };
-}
-
-/** A synchronous ingestion that no worker can start answers 503 in bounded time (see awaitTask). */
-export function startGuard(
-  deps: { tasks: TaskCommands; workQueues: UploadRouteDeps['workQueues'] },
-  taskId: string,
-  caller: Caller,
-): StartGuard {
-  return {
-    withinMs: deps.workQueues.startWithinMs,
-    available: () => deps.workQueues.health(),
-    withdraw: async () =>
-      (
-        await deps.tasks.cancel(
-          { taskId, reason: 'withdrawn: no worker could start it', onlyIfPending: true },
-          caller,
-        )
-      ).appended.length > 0,
   };
 }
 
