@@ -125,7 +125,9 @@ describe('fault drill: the cluster under load while each role is killed and each
           body,
         });
         if (stored.status === 200 && stored.body?.['success'] === true) {
-          const docId = String(stored.body['doc_id']);
+          // A try answered 503 may still have stored it (its task ran on): the next try is then told
+          // it is a duplicate of that document, which is the canary's.
+          const docId = String(stored.body['doc_id'] ?? stored.body['existing_doc_id']);
           canaries.push({ source: `drill/${word}.md`, token: word, docId, taskId: null });
           const found = await eventually(
             async () => {
