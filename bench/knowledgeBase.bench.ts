@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createReadStoreEmbeddingCache, EMBEDDINGS_COLLECTION } from '../src/knowledge/embeddingCache.js';
 import { createLocalEmbedder } from '../src/models/localEmbedder.js';
-import { normalizeForIndex } from '../src/parsing/clean/normalize.js';
+import { normalizeForIndex } from '../src/text/normalize.js';
 import { createSqliteReadStore } from '../src/readStore/sqliteReadStore.js';
 import { openEmbeddedIndex } from '../src/vector/embeddedIndex.js';
 import type { VectorIndex } from '../src/vector/vectorIndex.js';

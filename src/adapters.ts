@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { EVENTS_APPENDED_SUBJECT, announceAppends } from './eventStore/appendNotifications.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { Logger } from './log.js';
-import { normalizeForIndex } from './parsing/clean/normalize.js';
+import { normalizeForIndex } from './text/normalize.js';
 import type { ReadStore } from './readStore/readStore.js';
 import type { RateLimiter } from './rateLimit/rateLimiter.js';
 

@@ -2,7 +2,8 @@ import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import type { AppOptions } from './http/app.js';
 import type { Logger } from './log.js';
-import { ALL_ROLES, createRuntime, type Role, type Runtime } from './runtime.js';
+import { ALL_ROLES, type Role } from './roles.js';
+import { createRuntime, type Runtime } from './runtime.js';
 import type { JobType } from './workers/jobs.js';
 
 export interface RunningProcess {

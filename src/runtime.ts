@@ -74,12 +74,9 @@ import { createTaskWorker } from './workers/taskWorker.js';
 import { createMembership, workersHealth } from './workers/members.js';
 import { openBlobStore } from './blobStore/openBlobStore.js';
 import type { BlobStore } from './blobStore/blobStore.js';
+import { ALL_ROLES, type Role } from './roles.js';
 import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
 import { taskAggregate } from './commands/taskCommands.js';
-
-/** What a process does: serve HTTP, run jobs, maintain read models. The embedded default does all three. */
-export type Role = 'api' | 'worker' | 'projector';
-export const ALL_ROLES: readonly Role[] = ['api', 'worker', 'projector'];
 
 export interface RuntimeOptions {
   log: Logger;

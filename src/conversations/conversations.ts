@@ -3,7 +3,7 @@ import type { Caller } from '../commands/context.js';
 import type { ConversationStatus } from '../domain/conversation/decider.js';
 import type { MessageFields, MessageRole } from '../domain/conversation/events.js';
 import { NotFoundError } from '../domain/shared/index.js';
-import { normalizeForIndex } from '../parsing/clean/normalize.js';
+import { normalizeForIndex } from '../text/normalize.js';
 import type {
   ConversationTextView,
   ConversationView,
@@ -16,7 +16,7 @@ import {
   messageKey,
 } from '../projections/conversationsProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
-import { searchTerms } from '../readStore/readStore.js';
+import { searchTerms } from '../text/searchTerms.js';
 
 export type NewMessage = MessageFields;
 

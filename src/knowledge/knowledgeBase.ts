@@ -3,7 +3,7 @@ import { metadataFor } from '../commands/context.js';
 import { createDocumentCommands } from '../commands/documentCommands.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
-import type { Role } from '../runtime.js';
+import type { Role } from '../roles.js';
 import type { ChatModel } from '../models/chatModel.js';
 import type { Embedder, ModelProbe } from '../models/embedder.js';
 import { localEmbedderFor } from '../models/localEmbedder.js';

@@ -1,4 +1,4 @@
-import { splitSentences } from '../parsing/clean/sentences.js';
+import { splitSentences } from '../text/sentences.js';
 import type { ChatCompletion, ChatModel, ChatRequest, TokenUsage } from './chatModel.js';
 import { parseGroundedMessage } from './groundedPrompt.js';
 import { stems } from './localEmbedder.js';

@@ -1,9 +1,9 @@
-import { normalizeForIndex } from '../parsing/clean/normalize.js';
-import { words } from '../parsing/clean/words.js';
-import { STOP_WORDS } from '../parsing/summarize/stopWords.js';
+import { normalizeForIndex } from '../text/normalize.js';
+import { words } from '../text/words.js';
+import { STOP_WORDS } from '../text/stopWords.js';
 import type { Embedder } from './embedder.js';
 import { FeatureCounts } from './featureCounts.js';
-import { lightStem } from './lightStem.js';
+import { lightStem } from '../text/lightStem.js';
 
 /** Feature weights: whole words carry meaning; character n-grams catch morphology and typos. */
 const WORD_WEIGHT = 1;

@@ -5,6 +5,7 @@ import type { Projection } from './projection.js';
 import type { ReadModels } from './readModels.js';
 import type { InstanceRef, ProjectionRegistry } from './registry.js';
 import { REGISTRY_COLLECTION, instanceId, physicalCollection } from './registry.js';
+import type { ProjectionStatus, RunnerState } from './projectionStatus.js';
 import { openInstanceSession, type InstanceHooks, type InstanceOutcome } from './instanceRunner.js';
 import { holdLease } from '../logProcessing/fencedLease.js';
 import { createPositionWaiters } from '../logProcessing/positionWaiters.js';
@@ -36,26 +37,6 @@ export interface ProjectionEngineOptions {
    * or with the next real batch, instead of costing a write per append.
    */
   idleFlushMs?: number;
-}
-
-export type RunnerState =
-  | 'starting'
-  | 'catching_up'
-  | 'live'
-  | 'building'
-  | 'standby'
-  /** A newer version of the projection is active: this process must neither run nor serve it. */
-  | 'outdated'
-  | 'failed'
-  | 'stopped';
-
-export interface ProjectionStatus {
-  name: string;
-  version: number;
-  generation: number | null;
-  state: RunnerState;
-  position: number;
-  error: string | null;
 }
 
 export interface ProjectionEngine {

@@ -4,7 +4,7 @@ import type { HeldLease } from '../logProcessing/fencedLease.js';
 import type { ProcessorSession } from '../logProcessing/logProcessor.js';
 import type { ReadStore, WriteOperation } from '../readStore/readStore.js';
 import { WriteConflictError } from '../readStore/readStore.js';
-import type { ProjectionStatus } from './engine.js';
+import type { ProjectionStatus } from './projectionStatus.js';
 import type { Projection } from './projection.js';
 import type { ReadModels } from './readModels.js';
 import type { ActiveDoc, InstanceDoc, ProjectionRegistry } from './registry.js';

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { MemoryTextIndex, type MemoryHit } from './memoryTextIndex.js';
-import { porterStem } from './porterStemmer.js';
-import { foldCase, foldedWords } from './textTokens.js';
+import { porterStem } from '../text/porterStemmer.js';
+import { foldCase, foldedWords } from '../text/textTokens.js';
 
 /** Rows read per step of a build, between which the event loop runs. */
 const BUILD_PAGE = 500;

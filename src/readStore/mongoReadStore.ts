@@ -1,12 +1,12 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { silentLogger, type Logger } from '../log.js';
-import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
+import { SEARCH_STOP_WORDS } from '../text/stopWords.js';
 import { isNotSupported, openMongoConnection } from './mongoConnection.js';
 import { SEARCH_FIELD, decodeDoc, storedPath, toMongoFilter, toMongoSort } from './mongoDocuments.js';
 import { createMongoSearch, type Page } from './mongoSearch.js';
 import { termListPaths, textIndexSpec } from './mongoText.js';
-import { createTextFolding } from './textTokens.js';
+import { createTextFolding } from '../text/textTokens.js';
 import { serverProfile } from './mongoProfile.js';
 import { applyOperations, toBulkOperation, type StoredDoc, type StoredSpec } from './mongoWrites.js';
 import type {
@@ -16,7 +16,6 @@ import type {
   Lease,
   ReadStore,
   Scalar,
-  TextNormalizer,
   WriteOperation,
 } from './readStore.js';
 import {
@@ -25,8 +24,8 @@ import {
   assertCollectionName,
   assertFieldPath,
   meetsExpectation,
-  normalizedStopWords,
 } from './readStore.js';
+import { normalizedStopWords, type TextNormalizer } from '../text/searchTerms.js';
 
 export interface MongoReadStoreOptions {
   /** A MongoDB connection string (MongoDB, or FerretDB which speaks its protocol). */

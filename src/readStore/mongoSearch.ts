@@ -6,8 +6,8 @@ import type { ServerProfile } from './mongoProfile.js';
 import type { StoredDoc, StoredSpec } from './mongoWrites.js';
 import { allTermsClauses, anyTermClauses, scoreCandidates, scoringProjection } from './mongoText.js';
 import type { Doc, SearchHit } from './readStore.js';
-import { contentTerms, searchTerms } from './readStore.js';
-import { porterStem } from './porterStemmer.js';
+import { contentTerms, searchTerms } from '../text/searchTerms.js';
+import { porterStem } from '../text/porterStemmer.js';
 
 export interface MongoSearchOptions {
   /** The current database handle (the connection may replace its client). */

@@ -1,7 +1,7 @@
 import type { Document } from 'mongodb';
 import { valueAt } from './filter.js';
 import { SEARCH_FIELD } from './mongoDocuments.js';
-import { stemmedTokens } from './textTokens.js';
+import { stemmedTokens } from '../text/textTokens.js';
 import type { Doc } from './readStore.js';
 
 /**

@@ -166,9 +166,6 @@ export function meetsExpectation(doc: Doc | null, fields: Record<string, Scalar>
   return doc !== null && Object.entries(fields).every(([key, value]) => (doc[key] ?? null) === value);
 }
 
-/** Turns text into what is indexed and compared (e.g. Arabic letter variants unified). */
-export type TextNormalizer = (text: string) => string;
-
 /** The query or write cannot be expressed in the supported subset (a programming error, not user input). */
 export class UnsupportedQueryError extends BrandedError {
   override readonly name = 'UnsupportedQueryError';
@@ -189,31 +186,4 @@ export function assertCollectionName(name: string): void {
 
 export function assertFieldPath(path: string): void {
   if (!FIELD_PATH.test(path)) throw new UnsupportedQueryError(`invalid field path: ${JSON.stringify(path)}`);
-}
-
-/**
- * Stop words as `searchTerms` gives them: the list (written in the form the default normaliser
- * produces) passed through the store's own normaliser, so that they compare after the same pipeline.
- */
-export function normalizedStopWords(words: Iterable<string>, normalize: TextNormalizer): ReadonlySet<string> {
-  return new Set([...words].flatMap((word) => searchTerms(word, normalize)));
-}
-
-/**
- * The terms worth matching in `any` mode: without stop words, unless nothing else is left. A stop word
- * matches most documents, so it made the index score most of the collection for a term whose weight
- * (inverse document frequency) is close to nothing; a query of stop words alone keeps them.
- */
-export function contentTerms(terms: readonly string[], stopWords: ReadonlySet<string>): string[] {
-  const content = terms.filter((term) => !stopWords.has(term));
-  return content.length > 0 ? content : [...terms];
-}
-
-/** Splits search text into terms the way both adapters index it: letters and digits, normalised. */
-export function searchTerms(text: string, normalize: TextNormalizer): string[] {
-  return normalize(text)
-    .toLowerCase()
-    .split(/[^\p{L}\p{M}\p{N}]+/u)
-    .filter((term) => term.length > 0)
-    .slice(0, 32);
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { SEARCH_STOP_WORDS } from '../parsing/summarize/stopWords.js';
+import { SEARCH_STOP_WORDS } from '../text/stopWords.js';
 import { assertFilter, valueAt } from './filter.js';
 import { createFtsTopMatches } from './ftsTopMatches.js';
 import { createMemoryTextIndexes } from './memoryTextIndexes.js';
@@ -13,7 +13,6 @@ import type {
   Lease,
   ReadStore,
   Scalar,
-  TextNormalizer,
   WriteOperation,
 } from './readStore.js';
 import {
@@ -23,10 +22,8 @@ import {
   meetsExpectation,
   assertCollectionName,
   assertFieldPath,
-  contentTerms,
-  normalizedStopWords,
-  searchTerms,
 } from './readStore.js';
+import { contentTerms, normalizedStopWords, searchTerms, type TextNormalizer } from '../text/searchTerms.js';
 import { compileFilter, fieldExpression } from './sqliteFilter.js';
 import { LIMIT_BOUND } from '../sqliteLimit.js';
 

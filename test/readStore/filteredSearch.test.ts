@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { normalizeForIndex } from '../../src/parsing/clean/normalize.js';
+import { normalizeForIndex } from '../../src/text/normalize.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 
 /**

@@ -7,7 +7,7 @@ import { seeded } from '../support/seededRandom.js';
 import { MemoryTextIndex } from '../../src/readStore/memoryTextIndex.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { WriteConflictError } from '../../src/readStore/readStore.js';
-import { foldCase, stemmedTokens } from '../../src/readStore/textTokens.js';
+import { foldCase, stemmedTokens } from '../../src/text/textTokens.js';
 
 const random = seeded(11);
 // English-like words with Zipf frequencies, stemmed by the porter tokenizer (running → run…).

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
-import { normalizeForIndex } from '../../src/parsing/clean/normalize.js';
+import { normalizeForIndex } from '../../src/text/normalize.js';
 import { createMongoReadStore, type MongoReadStoreOptions } from '../../src/readStore/mongoReadStore.js';
 import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from '../../src/readStore/readStore.js';

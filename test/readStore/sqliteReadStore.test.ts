@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { normalizeForIndex } from '../../src/parsing/clean/normalize.js';
+import { normalizeForIndex } from '../../src/text/normalize.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
 import { expectRejection } from '../support/expectRejection.js';

@@ -2,7 +2,8 @@ import type Koa from 'koa';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { createRuntime, type Role, type Runtime } from '../../src/runtime.js';
+import type { Role } from '../../src/roles.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { clusterMode } from './cluster.js';
 import { contractApp, testAppEnv, testAppRoles, type TestApp } from './testApp.js';
 

@@ -20,7 +20,7 @@
  * empty. Because of this merge, the last chunk of a section is released only when the next section
  * has shown it is not tiny (or at the end).
  */
-import { countWords, splitByWords } from '../clean/words.js';
+import { countWords, splitByWords } from '../../text/words.js';
 import { detectLanguage } from '../clean/language.js';
 import type { Block } from '../model.js';
 import type { Chunk, ChunkingStats, ChunkingStrategy } from './model.js';

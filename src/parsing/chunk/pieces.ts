@@ -3,8 +3,8 @@
  * preformatted text at line boundaries, lists at items, tables at rows with the header row repeated —
  * so the packer can fill chunks without ever exceeding the maximum.
  */
-import { countWords, splitByWords } from '../clean/words.js';
-import { splitSentences } from '../clean/sentences.js';
+import { countWords, splitByWords } from '../../text/words.js';
+import { splitSentences } from '../../text/sentences.js';
 import type { Block, Image, Table } from '../model.js';
 import { renderHeading, renderImage, renderListItem, renderTable } from '../render/blocks.js';
 

@@ -8,11 +8,11 @@ import {
   resolveLamAlefLigatures,
   resolvePresentationForms,
   showsReversedLamAlef,
-} from './arabic.js';
+} from '../../text/arabic.js';
 import { detectDocumentLanguage } from './language.js';
 import { removeUrls } from './urls.js';
-import { stripInvisible, tidyText, type Vocabulary } from './whitespace.js';
-import { forEachWord } from './words.js';
+import { stripInvisible, tidyText, type Vocabulary } from '../../text/whitespace.js';
+import { forEachWord } from '../../text/words.js';
 
 export interface CleanOptions {
   /** Remove http(s)/www URLs (link text and e-mail addresses stay). */

@@ -9,9 +9,9 @@
  * eld's answers come from eldScorer.ts, which computes them as eld does, only faster.
  */
 import type { ParsedDocument } from '../model.js';
-import { LETTER, bmpClass, classAt, codePointWidth } from './charClass.js';
+import { LETTER, bmpClass, classAt, codePointWidth } from '../../text/charClass.js';
 import { eldReliableLanguage } from './eldScorer.js';
-import { letterRunEnd } from './words.js';
+import { letterRunEnd } from '../../text/words.js';
 
 const MIN_WORDS = 3;
 const MIN_LETTERS = 12;

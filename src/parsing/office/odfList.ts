@@ -1,5 +1,5 @@
 import { tidyText } from './budget.js';
-import type { OdfItem, OdfTextEnv, OdfTextWalker } from './odfText.js';
+import type { OdfItem, OdfTextEnv, OdfTextWalker } from './odfWalk.js';
 import { attr, childElements, firstChild, isElement, type XmlElement } from './xml.js';
 
 /** What a list needs from the text walk it is part of. */

@@ -6,7 +6,8 @@ import { assertPageCount, createBudget, tidyText, type Budget } from './budget.j
 import { openOdfPackage, type OdfPackage } from './odfPackage.js';
 import { readOdfStyles, type OdfStyles } from './odfStyles.js';
 import { readOdfTable } from './odfTable.js';
-import { createOdfTextWalker, type OdfItem, type OdfTextWalker } from './odfText.js';
+import { createOdfTextWalker } from './odfText.js';
+import type { OdfItem, OdfTextWalker } from './odfWalk.js';
 import { createImageLoader } from './officeImages.js';
 import { buildMetadata, textPages } from './officeMetadata.js';
 import { NOTES_PREFIX } from './parsePptx.js';

@@ -1,5 +1,5 @@
 import { LIST_MARKER_ONLY } from './lists.js';
-import type { TextRun } from './pageText.js';
+import type { TextRun } from './textRun.js';
 
 /** Runs of one row that sit close together: a line of a paragraph, a table cell, one column's line. */
 export interface Segment {

@@ -1,6 +1,6 @@
 import { append, type Box } from './geometry.js';
 import type { Ruling } from './graphics.js';
-import type { TextRun } from './pageText.js';
+import type { TextRun } from './textRun.js';
 import { buildRows, rowTextOf } from './rows.js';
 
 /** A table whose cell borders are drawn: its box, its cells, and the runs it took from the page. */

@@ -1,7 +1,7 @@
-import { normalizeForIndex } from '../clean/normalize.js';
-import { splitSentences } from '../clean/sentences.js';
-import { countWords, splitByWords, words } from '../clean/words.js';
-import { STOP_WORDS } from './stopWords.js';
+import { normalizeForIndex } from '../../text/normalize.js';
+import { splitSentences } from '../../text/sentences.js';
+import { countWords, splitByWords, words } from '../../text/words.js';
+import { STOP_WORDS } from '../../text/stopWords.js';
 import { SummarizerError, type Summarizer } from './summarizer.js';
 
 /**

@@ -1,6 +1,6 @@
 import { APIConnectionTimeoutError, APIUserAbortError } from 'openai';
 import { createOpenAiClient } from '../../models/openAiClient.js';
-import { splitByWords } from '../clean/words.js';
+import { splitByWords } from '../../text/words.js';
 import { SummarizerError, type Summarizer } from './summarizer.js';
 
 export interface OpenAiSummarizerOptions {

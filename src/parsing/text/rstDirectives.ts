@@ -1,8 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { tidyLines, wordSet } from './input.js';
 import { rstInlineText } from './rstInline.js';
-import { dedent, isBlank, type RstBlock, type RstState } from './rstModel.js';
-import { readRstBlocks } from './rstReader.js';
+import { dedent, isBlank, type ReadNestedBlocks, type RstBlock, type RstState } from './rstModel.js';
 
 const DIRECTIVE = /^\.\.\s+([\w][\w:+.-]*)::(?:\s+(.*))?$/;
 const OPTION = /^:([\w-]+):(?:\s+(.*))?$/;
@@ -28,12 +27,22 @@ interface Directive {
  * footnotes and citations become paragraphs, hyperlink targets, substitution definitions and
  * comments are dropped.
  */
-export function readExplicitMarkup(block: readonly string[], state: RstState, depth: number): RstBlock[] {
+export function readExplicitMarkup(
+  block: readonly string[],
+  state: RstState,
+  depth: number,
+  readRstBlocks: ReadNestedBlocks,
+): RstBlock[] {
   const first = block[0] ?? '';
   const body = dedent(block.slice(1));
   const directive = DIRECTIVE.exec(first);
   if (directive)
-    return readDirective(splitDirective(directive[1] ?? '', directive[2] ?? '', body), state, depth);
+    return readDirective(
+      splitDirective(directive[1] ?? '', directive[2] ?? '', body),
+      state,
+      depth,
+      readRstBlocks,
+    );
   const footnote = /^\.\.\s+\[([^\]]+)\]\s*(.*)$/.exec(first);
   if (footnote) {
     const text = tidyLines([footnote[2] ?? '', ...body].map(rstInlineText));
@@ -57,7 +66,12 @@ function splitDirective(name: string, firstLine: string, body: readonly string[]
   return { name: name.toLowerCase(), argument: argument.join('\n').trim(), options, content: body.slice(i) };
 }
 
-function readDirective(directive: Directive, state: RstState, depth: number): RstBlock[] {
+function readDirective(
+  directive: Directive,
+  state: RstState,
+  depth: number,
+  readRstBlocks: ReadNestedBlocks,
+): RstBlock[] {
   const { name, argument, options, content } = directive;
   const inner = (): RstBlock[] => readRstBlocks(content, state, depth + 1);
   if (DROPPED.has(name)) return [];

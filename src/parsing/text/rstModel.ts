@@ -16,6 +16,12 @@ export interface RstItem {
 }
 
 /** Shared by the reader and the directive handlers while one document is read. */
+/**
+ * Reads nested body text (a directive's content) as blocks. Passed in by the reader, which directives
+ * are part of, so that the two modules do not import each other.
+ */
+export type ReadNestedBlocks = (lines: readonly string[], state: RstState, depth: number) => RstBlock[];
+
 export interface RstState {
   /** Adornment styles in order of first appearance: the index is the section level − 1. */
   styles: string[];

@@ -70,7 +70,7 @@ export function readRstBlocks(lines: readonly string[], state: RstState, depth =
     }
     if (/^\.\.(\s|$)/.test(line)) {
       const end = indentedBlockEnd(lines, i + 1);
-      for (const block of readExplicitMarkup(lines.slice(i, end), state, depth)) push(block);
+      for (const block of readExplicitMarkup(lines.slice(i, end), state, depth, readRstBlocks)) push(block);
       i = end;
       continue;
     }

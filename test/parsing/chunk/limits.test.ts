@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chunkDocument } from '../../../src/parsing/chunk/chunkDocument.js';
 import type { ChunkingMode } from '../../../src/parsing/chunk/model.js';
 import { cleanDocument } from '../../../src/parsing/clean/cleanDocument.js';
-import { countWords } from '../../../src/parsing/clean/words.js';
+import { countWords } from '../../../src/text/words.js';
 import type { Table } from '../../../src/parsing/model.js';
 import {
   ARABIC_SENTENCES,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { chunkDocument } from '../../../src/parsing/chunk/chunkDocument.js';
 import type { ChunkingOptions } from '../../../src/parsing/chunk/model.js';
-import { countWords } from '../../../src/parsing/clean/words.js';
+import { countWords } from '../../../src/text/words.js';
 import { annualReport, heading, makeDocument, paragraph, prose } from './sampleDocuments.js';
 
 const OPTIONS: ChunkingOptions = { mode: 'semantic', targetWords: 500, maxWords: 1500, documentId: 'doc-7' };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eld } from 'eld/extrasmall';
 import { readFileSync } from 'node:fs';
 import { ELD_NGRAMS_URL, eldReliableLanguage, readNgrams } from '../../../src/parsing/clean/eldScorer.js';
-import { randomTexts, realTexts } from './textSamples.js';
+import { randomTexts, realTexts } from '../../text/textSamples.js';
 
 /** What language.ts used to ask eld itself. */
 function eldAnswer(text: string): string | null {

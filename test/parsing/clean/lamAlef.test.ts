@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { cleanDocument } from '../../../src/parsing/clean/cleanDocument.js';
-import { repairLamAlef, showsReversedLamAlef } from '../../../src/parsing/clean/arabic.js';
-import { normalizeForIndex } from '../../../src/parsing/clean/normalize.js';
+import { repairLamAlef, showsReversedLamAlef } from '../../../src/text/arabic.js';
+import { normalizeForIndex } from '../../../src/text/normalize.js';
 import { makeDocument, paragraph } from '../chunk/sampleDocuments.js';
 
 const SOURCE =

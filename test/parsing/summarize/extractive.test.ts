@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { countWords } from '../../../src/parsing/clean/words.js';
+import { countWords } from '../../../src/text/words.js';
 import { createExtractiveSummarizer, extractiveSummary } from '../../../src/parsing/summarize/extractive.js';
 import { isSummarizerError } from '../../../src/parsing/summarize/summarizer.js';
 import { renderMarkdown } from '../../../src/parsing/render/renderMarkdown.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import MarkdownIt from 'markdown-it';
 import { markdownParser } from '../../../src/parsing/text/markdownParser.js';
-import { realTexts } from '../clean/textSamples.js';
+import { realTexts } from '../../text/textSamples.js';
 
 const OPTIONS = { html: true, linkify: false, typographer: false, maxNesting: 110 };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { normalizeArabicLetters, normalizeForIndex } from '../../../src/parsing/clean/normalize.js';
+import { normalizeArabicLetters, normalizeForIndex } from '../../src/text/normalize.js';
 
 describe('normalizeForIndex', () => {
   it('unifies alef variants, alef maqsura, ta marbuta and removes tatweel and harakat', () => {

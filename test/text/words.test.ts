@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { splitSentences } from '../../../src/parsing/clean/sentences.js';
-import { countWords, splitByWords, words } from '../../../src/parsing/clean/words.js';
+import { splitSentences } from '../../src/text/sentences.js';
+import { countWords, splitByWords, words } from '../../src/text/words.js';
 import { randomTexts, realTexts } from './textSamples.js';
 
 describe('countWords', () => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { seeded } from '../../support/seededRandom.js';
+import { seeded } from '../support/seededRandom.js';
 
 /**
  * Real text for tests that hold a fast scanner to its reference: the retrieval corpus (English and

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { porterStem } from '../../src/readStore/porterStemmer.js';
+import { porterStem } from '../../src/text/porterStemmer.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

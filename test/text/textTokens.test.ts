@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { foldCase, foldedWords } from '../../src/readStore/textTokens.js';
+import { foldCase, foldedWords } from '../../src/text/textTokens.js';
 import { seeded } from '../support/seededRandom.js';
 
 /** What `foldedWords` must agree with: a split on runs of anything but letters, marks and digits. */

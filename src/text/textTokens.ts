@@ -1,6 +1,6 @@
-import { OTHER, classAt, codePointWidth } from '../parsing/clean/charClass.js';
+import { OTHER, classAt, codePointWidth } from './charClass.js';
 import { porterStem } from './porterStemmer.js';
-import type { TextNormalizer } from './readStore.js';
+import type { TextNormalizer } from './searchTerms.js';
 
 const NON_ASCII = /[^ -~\t\n\r]/;
 
