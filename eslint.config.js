@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -23,6 +23,10 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
       'no-console': 'error',
     },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     files: ['test/**', 'bench/**', 'eval/**', 'scripts/**'],

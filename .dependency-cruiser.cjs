@@ -1,0 +1,58 @@
+/**
+ * The import rules of src, checked by test/architecture.test.ts (so CI fails on a violation).
+ * Layers, from the ground up: text and the domain import nothing of ours outside themselves; the
+ * ports and their adapters (event store, read store, bus, blob store, vectors, models, parsing, log
+ * processing) import nothing from the modules built on them; HTTP reaches engines only through ports.
+ */
+const ADAPTER_FOLDERS =
+  'eventStore|readStore|bus|blobStore|vector|models|parsing|text|logProcessing|rateLimit';
+const UPPER_FOLDERS =
+  'http|cli|commands|knowledge|chat|tools|conversations|users|settings|onboarding|workers|projections|scrape';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Modules that import each other cannot be read, tested or loaded one at a time.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-pure',
+      comment:
+        'Deciders and events are pure: no I/O, no clock, no library, nothing of ours outside the domain.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { pathNot: '^src/domain/' },
+    },
+    {
+      name: 'text-is-the-ground-floor',
+      comment: 'Tokenising, normalising and stemming serve every layer, so they import none.',
+      severity: 'error',
+      from: { path: '^src/text/' },
+      to: { path: '^src/', pathNot: '^src/text/' },
+    },
+    {
+      name: 'ports-do-not-import-their-users',
+      comment: 'Ports and adapters are below the modules that use them.',
+      severity: 'error',
+      from: { path: `^src/(${ADAPTER_FOLDERS})/` },
+      to: { path: `^src/((${UPPER_FOLDERS})/|runtime[.]ts|server[.]ts|process[.]ts)` },
+    },
+    {
+      name: 'http-reaches-engines-through-ports',
+      comment: 'Routes translate HTTP; which engine serves a port is the runtime’s business.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: {
+        path: '^src/(eventStore|readStore|bus|blobStore|vector)/(sqlite|mongo|esdb|postgres|nats|milvus|memory|file|local)[A-Za-z]*[.]ts$',
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
