@@ -45,8 +45,3 @@ export async function checkAll(
     }),
   );
 }
-
-/** A component the product will have but this build does not: honest about it. */
-export function notBuilt(name: string, required: boolean, reason: string): HealthCheck {
-  return { name, required, check: async () => ({ healthy: false, reason }) };
-}

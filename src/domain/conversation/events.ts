@@ -2,7 +2,6 @@ import type { Event } from '../shared/index.js';
 import { defineEvents } from '../shared/index.js';
 
 export type MessageRole = 'user' | 'assistant' | 'tool';
-export const MESSAGE_ROLES: readonly MessageRole[] = ['user', 'assistant', 'tool'];
 
 /** A call of a tool that an assistant message proposes or makes; `arguments` as the model gave them. */
 export interface ToolCallRef {

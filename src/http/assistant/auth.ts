@@ -137,10 +137,3 @@ export function principalOf(ctx: Context): Principal {
 export function requireAdmin(principal: Principal, what: string): void {
   if (!principal.admin) throw new HttpError(403, 'forbidden', `Only administrators may ${what}`);
 }
-
-/**
- * Whether a resource owned by `owner` (a user name, as `Principal.name`) belongs to `principal`.
- * Resources of other users are answered as if they did not exist (404), for administrators too:
- * an administrator manages settings and users, not other people's conversations.
- */
-export const isOwner = (principal: Principal, owner: string): boolean => principal.name === owner;
