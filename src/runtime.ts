@@ -140,12 +140,12 @@ export interface Runtime {
 }
 
 /** Projections that maintain read models. They write read models and nothing else. */
-export function readModelProjections(): Projection[] {
+function readModelProjections(): Projection[] {
   return [tasksProjection, knowledgeProjection, usersProjection, conversationsProjection, actionsProjection];
 }
 
 /** Event types that record a stream's removal, of every aggregate that has one. */
-export const PURGE_EVENT_TYPES: readonly string[] = [
+const PURGE_EVENT_TYPES: readonly string[] = [
   ...(taskAggregate.purgedBy ?? []),
   ...(documentAggregate.purgedBy ?? []),
   ...(conversationAggregate.purgedBy ?? []),

@@ -18,7 +18,7 @@ export class PortInUseError extends Error {
 type ServerConfig = Pick<Config, 'host' | 'port' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
 
 /** The request line and headers together, at most. */
-export const MAX_HEADER_BYTES = 256 * 1024;
+const MAX_HEADER_BYTES = 256 * 1024;
 
 /**
  * Listens with the app; `close` stops taking connections, lets in-flight requests finish, and ends

@@ -1,7 +1,7 @@
 import type { ResponseFormat, ToolDefinition } from '../models/chatModel.js';
 
 /** The choice that ends the tool rounds: the model answers in plain text next. */
-export const ANSWER_CHOICE = 'answer';
+const ANSWER_CHOICE = 'answer';
 
 /**
  * Only a tool's required parameters, all of them required: grammar engines write every property a

@@ -10,7 +10,7 @@ import { createCommandHandler } from './commandHandler.js';
 import type { Caller, Clock } from './context.js';
 import { metadataFor } from './context.js';
 
-export const actionAggregate = defineAggregate({
+const actionAggregate = defineAggregate({
   category: 'action',
   decider: actionDecider,
   events: actionEvents,

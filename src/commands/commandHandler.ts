@@ -162,7 +162,3 @@ export function createCommandHandler<C extends AnyCommand, E extends AnyEvent, S
     },
   };
 }
-
-export type CommandHandler<C extends AnyCommand, E extends AnyEvent, S> = ReturnType<
-  typeof createCommandHandler<C, E, S>
->;

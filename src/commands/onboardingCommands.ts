@@ -10,7 +10,7 @@ import { createCommandHandler } from './commandHandler.js';
 import type { Caller, Clock } from './context.js';
 import { metadataFor } from './context.js';
 
-export const onboardingAggregate = defineAggregate({
+const onboardingAggregate = defineAggregate({
   category: 'onboarding',
   decider: onboardingDecider,
   events: onboardingEvents,

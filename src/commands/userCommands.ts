@@ -40,5 +40,3 @@ export function createUserCommands(deps: { eventStore: EventStore; clock: Clock 
     state: async (userId: string): Promise<UserState> => (await handler.read(userId)).state,
   };
 }
-
-export type UserCommands = ReturnType<typeof createUserCommands>;

@@ -129,5 +129,3 @@ export function createEsdbReads(client: EsdbClient, timeoutMs: number) {
 
   return { lastEventOf, rawMetadataOf, readStream, readAllPage, readAllBackwards };
 }
-
-export type EsdbReads = ReturnType<typeof createEsdbReads>;

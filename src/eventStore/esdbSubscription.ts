@@ -138,7 +138,7 @@ function createCheckpointChannel() {
 }
 
 /** What a subscription made of one batch from the server. */
-export interface SubscriptionStep<Cursor, Batch> {
+interface SubscriptionStep<Cursor, Batch> {
   /** What to hand to the consumer; null when there is nothing (all filtered out). */
   batch: Batch | null;
   /** Where to resume after this batch. */
@@ -147,7 +147,7 @@ export interface SubscriptionStep<Cursor, Batch> {
   done?: boolean;
 }
 
-export interface ResubscribingOptions<Raw, Cursor, Batch> {
+interface ResubscribingOptions<Raw, Cursor, Batch> {
   start: Cursor;
   /** Opens a server subscription delivering what comes after `cursor`. */
   open(cursor: Cursor): EsdbSubscription;
@@ -172,7 +172,7 @@ export interface ResubscribingOptions<Raw, Cursor, Batch> {
  * a reconnection neither skips nor repeats an event. Errors that retrying cannot fix are thrown to
  * the consumer. Ends on `close()`, on abort, or when the consumer stops iterating.
  */
-export function createResubscribingSubscription<Raw, Cursor, Batch>(
+function createResubscribingSubscription<Raw, Cursor, Batch>(
   options: ResubscribingOptions<Raw, Cursor, Batch>,
 ): EventSubscription<Batch> {
   const retryMinMs = options.retryMinMs ?? 200;

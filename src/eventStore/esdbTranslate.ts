@@ -44,9 +44,9 @@ import { EventStoreUnavailableError, StreamDeletedError, WrongExpectedVersionErr
  */
 
 /** Key in an event's metadata holding a caller-given id that is not a UUID (EventStoreDB needs UUIDs). */
-export const ORIGINAL_ID_KEY = 'archivistEventId';
+const ORIGINAL_ID_KEY = 'archivistEventId';
 /** Key in a stream's EventStoreDB metadata under which the port's free-form metadata lives. */
-export const METADATA_KEY = 'archivist';
+const METADATA_KEY = 'archivist';
 /** Event type EventStoreDB writes as a hard-deleted stream's tombstone. */
 export const TOMBSTONE_TYPE = '$streamDeleted';
 
@@ -127,7 +127,7 @@ export function subscribeStreamFrom(version: number): typeof START | bigint {
 }
 
 /** EventStoreDB's own events: metadata, tombstones, links, statistics, projection state. */
-export function isSystemEvent(type: string, streamName: string): boolean {
+function isSystemEvent(type: string, streamName: string): boolean {
   return type.startsWith('$') || streamName.startsWith('$');
 }
 
@@ -139,7 +139,7 @@ export function toEsdbEventId(id: string | undefined): { uuid: string; original:
 }
 
 /** A name-based UUID (version 5 layout over SHA-1), so retrying an append reuses the same ids. */
-export function uuidFromName(name: string): string {
+function uuidFromName(name: string): string {
   const bytes = createHash('sha1').update(ID_NAMESPACE).update(name, 'utf8').digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -22,7 +22,7 @@ export interface FeedItem {
 }
 
 /** The store-side filter for categories and types; the store applies it (see EventFilter). */
-export function feedFilter(options: Pick<EventFeedOptions, 'categories' | 'types'>): EventFilter | undefined {
+function feedFilter(options: Pick<EventFeedOptions, 'categories' | 'types'>): EventFilter | undefined {
   const filter: EventFilter = {
     ...(options.categories?.length ? { streamPrefixes: options.categories.map((c) => `${c}-`) } : {}),
     ...(options.types?.length ? { eventTypes: options.types } : {}),

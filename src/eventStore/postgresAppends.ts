@@ -93,7 +93,7 @@ export interface AppendQueueOptions {
 }
 
 /** The number `append_batch` reads an expected version as. */
-export function codeExpectedVersion(expected: ExpectedVersion): number {
+function codeExpectedVersion(expected: ExpectedVersion): number {
   if (expected === 'any') return -1;
   if (expected === 'no_stream') return -2;
   if (expected === 'stream_exists') return -3;

@@ -10,7 +10,7 @@ import { StreamDeletedError, WrongExpectedVersionError, expectedVersionHolds } f
  * outcomes whose failures name their kind instead of being error objects.
  */
 
-export const EVENT_STORE_SCHEMA = `
+const EVENT_STORE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   position INTEGER PRIMARY KEY AUTOINCREMENT,
   stream TEXT NOT NULL,

@@ -24,8 +24,8 @@ import { errorSchema } from './retrieval/schemas.js';
 import { parseRoutes } from './retrieval/parse.js';
 import { taskRoutes } from './retrieval/tasks.js';
 
-export const RETRIEVAL_PREFIX = '/api/v1';
-export const ASSISTANT_ROUTE_PREFIX = '/api/method';
+const RETRIEVAL_PREFIX = '/api/v1';
+const ASSISTANT_ROUTE_PREFIX = '/api/method';
 
 /** Health probes, which load balancers call every few seconds: logged at debug, not info. */
 const QUIET_PATHS: ReadonlySet<string> = new Set([

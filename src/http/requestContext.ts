@@ -7,7 +7,7 @@ import type { RequestState } from './mountRoutes.js';
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The status logged for a request whose client went away before the response was complete (nginx's). */
-export const CLIENT_CLOSED_STATUS = 499;
+const CLIENT_CLOSED_STATUS = 499;
 
 export interface RequestContextOptions {
   /** Paths whose requests are logged at debug instead of info (health probes). */

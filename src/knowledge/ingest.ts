@@ -82,7 +82,7 @@ export const SOURCE_RESERVATION = 'doc_source';
 const TASK_CAUSE = 'task:';
 export const CONTENT_RESERVATION = 'doc_content';
 /** Chunk sizes of stored documents: the spec's defaults for chunking. */
-export const INGEST_CHUNKING = { mode: 'auto', targetWords: 500, maxWords: 1500 } as const;
+const INGEST_CHUNKING = { mode: 'auto', targetWords: 500, maxWords: 1500 } as const;
 
 /** How long an ingestion waits before asking a busy parser again. */
 const BUSY_RETRY_MS = 2_000;

@@ -58,7 +58,7 @@ export interface FusionWeights {
   dense: number;
 }
 
-export const EQUAL_WEIGHTS: FusionWeights = { lexical: 1, dense: 1 };
+const EQUAL_WEIGHTS: FusionWeights = { lexical: 1, dense: 1 };
 
 /**
  * Where dense retrieval reads: a vector collection and the embedder of its space, or nothing while no

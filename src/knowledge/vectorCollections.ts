@@ -350,5 +350,3 @@ export function createVectorCollections(options: VectorCollectionsOptions) {
   };
   return collections;
 }
-
-export type VectorCollections = ReturnType<typeof createVectorCollections>;

@@ -36,5 +36,3 @@ export function createPositionWaiters() {
     },
   };
 }
-
-export type PositionWaiters = ReturnType<typeof createPositionWaiters>;

@@ -109,13 +109,13 @@ const FINISH_REASONS: Record<string, FinishReason> = {
  * The port's finish reason. Servers differ: a missing or unknown reason counts as `stop`, and tool
  * calls with a `stop` reason (some servers) as `tool_calls`.
  */
-export function toFinishReason(reason: string | null | undefined, toolCalls: number): FinishReason {
+function toFinishReason(reason: string | null | undefined, toolCalls: number): FinishReason {
   const mapped = FINISH_REASONS[reason ?? ''] ?? 'stop';
   return mapped === 'stop' && toolCalls > 0 ? 'tool_calls' : mapped;
 }
 
 /** The server's count when it gives one; the local estimate otherwise (some servers send none). */
-export function toUsage(
+function toUsage(
   usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
   request: ChatRequest,
   content: string,

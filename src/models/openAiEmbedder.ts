@@ -40,7 +40,7 @@ export interface OpenAiEmbedderOptions {
  * The vector space's key: readable (model and size) and exact (a digest of everything that changes
  * the vectors), within the 40 characters a collection name keeps.
  */
-export function vectorSpace(model: string, dimensions: number, marking: InputMarking): string {
+function vectorSpace(model: string, dimensions: number, marking: InputMarking): string {
   const slug = model
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

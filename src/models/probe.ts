@@ -2,7 +2,7 @@ import type { ModelProbe } from './embedder.js';
 import type { RetryPolicy } from './remoteCall.js';
 
 /** Readiness is asked often (load balancers, every few seconds): a probe result is reused this long. */
-export const PROBE_TTL_MS = 10_000;
+const PROBE_TTL_MS = 10_000;
 
 /** One attempt, and done before readiness's own 2 s limit so the probe reports its own reason. */
 export function probePolicy(policy: RetryPolicy): RetryPolicy {

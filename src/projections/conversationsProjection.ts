@@ -69,7 +69,7 @@ export function newConversationView(
 /** Sequences are zero-padded so keys sort as numbers do. */
 export const messageKey = (conversationId: string, sequence: number): string =>
   `${conversationId}:${String(sequence).padStart(10, '0')}`;
-export const titleKey = (conversationId: string): string => `${conversationId}:title`;
+const titleKey = (conversationId: string): string => `${conversationId}:title`;
 
 /**
  * Conversations, their messages, and the full-text index of titles and message bodies (through the

@@ -71,7 +71,7 @@ export interface ProjectionPosition {
   holder: string | null;
 }
 
-export function sameInstance(a: InstanceRef | null, b: InstanceRef): boolean {
+function sameInstance(a: InstanceRef | null, b: InstanceRef): boolean {
   return a !== null && a.name === b.name && a.version === b.version && a.generation === b.generation;
 }
 

@@ -158,5 +158,3 @@ export function createMemoryTextIndexes(deps: MemoryTextIndexesDeps) {
     },
   };
 }
-
-export type MemoryTextIndexes = ReturnType<typeof createMemoryTextIndexes>;

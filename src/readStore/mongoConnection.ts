@@ -94,7 +94,7 @@ const withinDeadline = <T>(promise: Promise<T>, ms: number, what: string): Promi
   settleWithin(promise, ms, () => new NoAnswer(what, ms), { unref: true });
 
 /** Translates a driver error at the edge; anything without a meaning for the port passes through. */
-export function translateMongoError(error: unknown, where: string): unknown {
+function translateMongoError(error: unknown, where: string): unknown {
   if (error instanceof ReadStoreUnavailableError || error instanceof UnsupportedQueryError) return error;
   if (isUnavailable(error))
     return new ReadStoreUnavailableError(`MongoDB at ${where} unreachable: ${(error as Error).message}`);

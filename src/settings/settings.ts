@@ -52,7 +52,7 @@ function valuesOf(state: SettingsState): Record<SettingName, JsonValue> {
  * Composes the system prompt. With nothing set it is exactly `base`, so chat behaves as before any
  * setting; each setting adds a sentence after it (later instructions are the ones models follow).
  */
-export function systemPromptFor(settings: Omit<AssistantSettings, 'systemPrompt'>, base: string): string {
+function systemPromptFor(settings: Omit<AssistantSettings, 'systemPrompt'>, base: string): string {
   const parts = [base];
   const { name, tone, instructions } = settings.persona;
   const company = settings.companyName;
@@ -70,7 +70,7 @@ export function systemPromptFor(settings: Omit<AssistantSettings, 'systemPrompt'
  * What a tool may do under the settings: off when `tools.enabled` says false, else its entry in
  * `tools.policy`, else its risk level's default (high: confirm, otherwise auto).
  */
-export function policyFor(
+function policyFor(
   tool: Pick<ToolInfo, 'name' | 'risk'>,
   settings: Pick<AssistantSettings, 'tools'>,
 ): ToolPolicy {

@@ -51,7 +51,7 @@ const ABBREVIATIONS = new Set([
 ]);
 
 /** Offsets where sentences start (always includes 0 for non-blank text). */
-export function sentenceStarts(text: string): number[] {
+function sentenceStarts(text: string): number[] {
   const starts = [0];
   BOUNDARY.lastIndex = 0;
   let match: RegExpExecArray | null;

@@ -42,7 +42,7 @@ export function forEachWord(text: string, visit: (start: number, end: number) =>
 }
 
 /** Start and end offsets of each word of `text`. */
-export function wordSpans(text: string): Array<[number, number]> {
+function wordSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   forEachWord(text, (start, end) => spans.push([start, end]));
   return spans;

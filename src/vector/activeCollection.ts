@@ -32,7 +32,7 @@ export interface ActiveCollectionStore {
   replace(next: ActiveCollection, expected: number | null): Promise<boolean>;
 }
 
-export const ACTIVE_RECORD_FILE = 'active.json';
+const ACTIVE_RECORD_FILE = 'active.json';
 
 /**
  * The embedded record: `<dir>/active.json`, replaced atomically (written aside, flushed, renamed).
@@ -58,7 +58,7 @@ export function createFileActiveCollectionStore(dir: string): ActiveCollectionSt
   };
 }
 
-export const ACTIVE_RECORD_COLLECTION = 'sys_vector_collections';
+const ACTIVE_RECORD_COLLECTION = 'sys_vector_collections';
 const ACTIVE_ID = 'active';
 
 /**

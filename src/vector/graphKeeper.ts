@@ -190,5 +190,3 @@ function readManifest(file: string): Manifest | null {
     return null;
   }
 }
-
-export type GraphKeeper = ReturnType<typeof createGraphKeeper>;

@@ -7,7 +7,7 @@ import { fileDigest } from './fileDigest.js';
 const BUILD_WORKER_URL = workerEntry('hnswBuildWorker', import.meta.url);
 
 /** Graph parameters: usearch's defaults for connectivity, a wider beam for better recall. */
-export const GRAPH_SETTINGS = { connectivity: 16, expansionAdd: 128, expansionSearch: 256 } as const;
+const GRAPH_SETTINGS = { connectivity: 16, expansionAdd: 128, expansionSearch: 256 } as const;
 
 /** What a graph is built from: vectors in one array, the key of each being its position in `ids`. */
 export interface GraphSnapshot {

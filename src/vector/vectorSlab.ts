@@ -22,7 +22,7 @@ const MIN_CANDIDATES = 40;
  * this scan (usearch's int8 inner product, a quarter cheaper than its cosine) keeps recall@10 at
  * 1.000 after rescoring, as the per-vector scaling with cosine did (docs/benchmarks.md).
  */
-export function storedScale(dimensions: number): number {
+function storedScale(dimensions: number): number {
   return 127 / Math.min(1, 8 / Math.sqrt(dimensions));
 }
 

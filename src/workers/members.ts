@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { ReadStore } from '../readStore/readStore.js';
 
 /** Where every running process says it is alive, and what it does. */
-export const MEMBERS_COLLECTION = 'sys_members';
+const MEMBERS_COLLECTION = 'sys_members';
 
 /** One running Archivist process, as it last said so. */
 export interface MemberDoc {
@@ -90,7 +90,7 @@ export function createMembership(options: MembershipOptions) {
 }
 
 /** The processes whose heartbeat has not expired at `now`. */
-export async function liveMembers(readStore: Pick<ReadStore, 'find'>, now: Date): Promise<MemberDoc[]> {
+async function liveMembers(readStore: Pick<ReadStore, 'find'>, now: Date): Promise<MemberDoc[]> {
   return readStore.find<MemberDoc>(MEMBERS_COLLECTION, {
     filter: { expiresAt: { $gt: now.getTime() } },
     limit: 10_000,

@@ -41,7 +41,7 @@ export interface ReactorRunnerOptions {
   idleFlushMs?: number;
 }
 
-export const REACTORS_COLLECTION = 'sys_reactors';
+const REACTORS_COLLECTION = 'sys_reactors';
 
 type CheckpointDoc = { id: string; position: number };
 
@@ -162,6 +162,6 @@ export function createReactorRunner(options: ReactorRunnerOptions) {
 }
 
 /** The lease under which one process runs a reactor. */
-export const reactorLease = (name: string): string => `reactor:${name}`;
+const reactorLease = (name: string): string => `reactor:${name}`;
 
 export type ReactorRunner = ReturnType<typeof createReactorRunner>;

@@ -41,7 +41,7 @@ const WATCHDOG_HOLDER = 'system:watchdog';
  * 4×, 2 after 16×… — so a long backlog gets a few extra jobs per task, not one per sweep. Null
  * before the first is due.
  */
-export function redispatchRound(waitedMs: number, afterMs: number): number | null {
+function redispatchRound(waitedMs: number, afterMs: number): number | null {
   if (waitedMs < afterMs) return null;
   return Math.floor(Math.log(waitedMs / afterMs) / Math.log(4));
 }

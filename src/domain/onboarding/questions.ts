@@ -18,9 +18,9 @@ export interface Question {
 }
 
 /** The tool categories onboarding can switch on (the registry's). */
-export const TOOL_CATEGORY_CHOICES = ['knowledge', 'tasks', 'conversations'] as const;
+const TOOL_CATEGORY_CHOICES = ['knowledge', 'tasks', 'conversations'] as const;
 
-export const QUESTIONS: readonly Question[] = [
+const QUESTIONS: readonly Question[] = [
   {
     key: 'company_name',
     module: null,

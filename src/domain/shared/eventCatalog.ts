@@ -40,7 +40,7 @@ export interface EventCatalog<E extends AnyEvent> {
   decode(stored: StoredEvent): E;
 }
 
-export class UnknownEventError extends Error {
+class UnknownEventError extends Error {
   override readonly name = 'UnknownEventError';
 }
 

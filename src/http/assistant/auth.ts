@@ -17,7 +17,7 @@ export interface AssistantAuthDeps {
   verifyJwt: ((token: string) => Promise<JwtIdentity>) | null;
 }
 
-export type AssistantState = RequestState & { principal?: Principal };
+type AssistantState = RequestState & { principal?: Principal };
 
 /** The `WWW-Authenticate` challenges of the Assistant API: the schemes it takes in `Authorization`. */
 export function challenge(jwt: boolean, bearerError?: string): string {

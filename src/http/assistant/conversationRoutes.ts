@@ -17,7 +17,7 @@ import { envelope, envelopeSchema } from './envelope.js';
 /** Most conversations or search hits in one page. */
 export const MAX_PAGE_SIZE = 100;
 /** Most messages in one page of history. */
-export const MAX_HISTORY_LIMIT = 500;
+const MAX_HISTORY_LIMIT = 500;
 const MAX_TITLE_CHARS = 500;
 const MAX_QUERY_CHARS = 500;
 

@@ -5,7 +5,7 @@ import type { Schema } from '../route.js';
 const nullableString = { type: ['string', 'null'] } as const;
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
-export const questionSchema = {
+const questionSchema = {
   type: 'object',
   required: ['key', 'module', 'prompt', 'schema', 'required', 'default', 'answered'],
   properties: {
@@ -20,7 +20,7 @@ export const questionSchema = {
   },
 } as const satisfies Schema;
 
-export const configurationSchema = {
+const configurationSchema = {
   type: 'object',
   required: ['settings', 'ingestion', 'tools'],
   properties: {

@@ -71,7 +71,7 @@ function maskUrl(value: string): string {
 }
 
 /** The configuration with snake_case names and every credential masked. */
-export function maskedSettings(value: unknown, name = ''): unknown {
+function maskedSettings(value: unknown, name = ''): unknown {
   if (SECRET_NAME.test(name)) {
     if (Array.isArray(value)) return value.map(() => MASK);
     return value === null || value === '' ? value : MASK;

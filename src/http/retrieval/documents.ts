@@ -22,7 +22,7 @@ export interface DocumentRouteDeps {
 }
 
 /** Characters of text a listed document carries; `GET /documents/{doc_id}` gives the whole text. */
-export const LIST_TEXT_CHARS = 1_000;
+const LIST_TEXT_CHARS = 1_000;
 /** Most documents one delete-by-criteria request removes (the rest: call again). */
 const MAX_DELETE_BATCH = 1_000;
 /** Deep enough for 100 million documents at 100 a page; beyond it offsets stop being meaningful. */

@@ -29,7 +29,7 @@ function resultOf(hit: SearchHit): Record<string, unknown> {
 }
 
 /** Which vectors a search read: the collection, or `off` and why (lexical only). */
-export const denseRetrieval = (dense: DenseUsed): string =>
+const denseRetrieval = (dense: DenseUsed): string =>
   dense.collection ?? `off (${dense.reason ?? 'lexical only'})`;
 
 const DENSE_HEADER = 'x-dense-retrieval';

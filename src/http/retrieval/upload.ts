@@ -402,7 +402,7 @@ function cleanPath(path: string): string {
 }
 
 /** Totals that agree with the per-file results by construction. */
-export function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
+function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
   const duplicates = results.filter((result) => result['is_duplicate'] === true).length;
   const failed = results.filter((result) => result['success'] !== true);
   return {

@@ -77,7 +77,7 @@ function textPieces(
  * each near the same size, cut between sentences (or lines), and inside a sentence only when the
  * sentence alone is too long.
  */
-export function splitText(text: string, budget: number, unit: 'sentence' | 'line'): string[] {
+function splitText(text: string, budget: number, unit: 'sentence' | 'line'): string[] {
   const total = countWords(text);
   if (total <= budget) return [text];
   const size = balancedSize(total, budget);

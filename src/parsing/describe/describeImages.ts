@@ -89,7 +89,7 @@ async function describeOne(
 }
 
 /** "PNG image, 800×600 px. Alt text: Sales by region" — what is known without looking. */
-export function factualLine(image: Pick<Image, 'format' | 'width' | 'height' | 'altText'>): string {
+function factualLine(image: Pick<Image, 'format' | 'width' | 'height' | 'altText'>): string {
   const format = image.format
     ? `${image.format === 'jpeg' ? 'JPEG' : image.format.toUpperCase()} image`
     : 'Image';
@@ -99,7 +99,7 @@ export function factualLine(image: Pick<Image, 'format' | 'width' | 'height' | '
 }
 
 /** The nearest preceding heading, an adjacent caption and the alt text, joined; null if none. */
-export function contextOf(blocks: readonly Block[], position: number): string | null {
+function contextOf(blocks: readonly Block[], position: number): string | null {
   let heading: string | null = null;
   for (let at = position - 1; at >= 0; at -= 1) {
     const block = blocks[at];

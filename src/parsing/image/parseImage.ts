@@ -24,7 +24,7 @@ import { ocrAppliedPage, ocrFailure, ocrParagraphs } from './ocrParagraphs.js';
 import { foreignType } from './foreignType.js';
 
 /** Long side of the copy kept for describing (vision models downscale further anyway). */
-export const DESCRIBE_MAX_SIDE = 2000;
+const DESCRIBE_MAX_SIDE = 2000;
 /** Pages of a multi-page TIFF in flight at once: the OCR pool has about as many workers. */
 const PAGE_CONCURRENCY = 2;
 

@@ -13,7 +13,7 @@ import {
  * untouched; beyond 30 MP the text is large enough in pixels to survive the scaling, while tesseract's
  * WebAssembly heap (and time) would grow with every extra pixel.
  */
-export const OCR_MAX_PIXELS = 30_000_000;
+const OCR_MAX_PIXELS = 30_000_000;
 
 /**
  * Normalises any supported image into what tesseract reads best and safely: an 8-bit greyscale PNG,

@@ -61,7 +61,7 @@ async function read(worker: Tesseract.Worker, image: Buffer): Promise<OcrResult>
  * Tesseract ends lines with \n and paragraphs with a blank line. Trailing spaces and form feeds go,
  * and so do lone vertical bars (with an arrow head): box and table borders read as characters.
  */
-export function tidyOcrText(text: string | null | undefined): string {
+function tidyOcrText(text: string | null | undefined): string {
   return (text ?? '')
     .replace(/\f/g, '')
     .split('\n')

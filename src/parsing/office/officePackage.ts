@@ -32,7 +32,7 @@ export interface OfficePackage {
  * Opens DOCX/PPTX/XLSX bytes. An OLE/CFB file is what Office writes when a password protects the
  * document, so it is `encrypted_document`; everything else goes through `openSafeZip`.
  */
-export async function openOfficePackage(bytes: Uint8Array, ctx: ParseContext): Promise<OfficePackage> {
+async function openOfficePackage(bytes: Uint8Array, ctx: ParseContext): Promise<OfficePackage> {
   if (bytes.byteLength >= CFB_SIGNATURE.length && CFB_SIGNATURE.every((b, i) => bytes[i] === b)) {
     throw new ParseError(
       'encrypted_document',
@@ -123,7 +123,7 @@ export function isRelType(rel: Relationship, suffix: string): boolean {
 }
 
 /** `word/document.xml` → `word/_rels/document.xml.rels`; `''` (the package) → `_rels/.rels`. */
-export function relsPartFor(part: string): string {
+function relsPartFor(part: string): string {
   const slash = part.lastIndexOf('/');
   return slash === -1 ? `_rels/${part}.rels` : `${part.slice(0, slash)}/_rels/${part.slice(slash + 1)}.rels`;
 }
@@ -132,7 +132,7 @@ export function relsPartFor(part: string): string {
  * Resolves a relationship target against its source part, as OPC says: absolute targets from the
  * package root, relative ones from the source's folder. `null` when it climbs above the root.
  */
-export function resolvePartName(sourcePart: string, target: string): string | null {
+function resolvePartName(sourcePart: string, target: string): string | null {
   let decoded = target;
   try {
     decoded = decodeURIComponent(target);

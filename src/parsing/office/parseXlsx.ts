@@ -108,7 +108,7 @@ export function addSheetTable(
  * A first row reads as a header when there is more below it and at least half of it is filled with
  * text that is not a number, date or boolean.
  */
-export function looksLikeHeader(cells: string[][]): boolean {
+function looksLikeHeader(cells: string[][]): boolean {
   const first = cells[0];
   if (!first || cells.length < 2) return false;
   const filled = first.filter((cell) => cell !== '');

@@ -73,7 +73,7 @@ export function isElement(node: XmlNode | undefined): node is XmlElement {
   return typeof node === 'object';
 }
 
-export function localName(name: string): string {
+function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon === -1 ? name : name.slice(colon + 1);
 }
@@ -164,13 +164,6 @@ export function topmost(
     }
   }
   return found;
-}
-
-/** Concatenated text of the descendants with a given local name (e.g. every `a:t` of a shape). */
-export function textOf(element: XmlElement, textLocal: string): string {
-  return descendants(element, textLocal)
-    .map((t) => t.children.filter((c): c is string => typeof c === 'string').join(''))
-    .join('');
 }
 
 /** The element's own text children. */

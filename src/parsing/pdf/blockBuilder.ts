@@ -166,7 +166,7 @@ function paragraphBlock(lines: Line[], page: number, label?: string): Block {
  * Heading level from font size: sizes larger than the body rank by size (largest = 1); a bold line at
  * body size ranks below every larger size. Levels are capped at 6.
  */
-export function headingLevel(line: Line, bold: boolean, profile: DocumentProfile): number | null {
+function headingLevel(line: Line, bold: boolean, profile: DocumentProfile): number | null {
   // Two letters at least: a lone drop cap or a big digit is no heading.
   if (line.text.length > 200 || !/\p{L}.*\p{L}/u.test(line.text)) return null;
   const words = line.text.split(' ').length;

@@ -53,7 +53,7 @@ export function toMatrix(value: unknown): Matrix | null {
   return [a, b, c, d, e, f];
 }
 
-export function isNumberList(value: unknown): value is ArrayLike<number> & Iterable<number> {
+function isNumberList(value: unknown): value is ArrayLike<number> & Iterable<number> {
   if (!(Array.isArray(value) || ArrayBuffer.isView(value))) return false;
   return Array.from(value as ArrayLike<unknown>).every((item) => typeof item === 'number');
 }

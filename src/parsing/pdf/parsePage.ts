@@ -11,7 +11,7 @@ import { inMarginBand, type DocumentProfile } from './profile.js';
 import { isScannedPage, readScannedPage, type DecodedImage } from './scannedPage.js';
 
 /** Images smaller than this (pixels, either side) are icons, bullets or spacers. */
-export const MIN_IMAGE_SIDE = 32;
+const MIN_IMAGE_SIDE = 32;
 /** An image covering this much of a page that has text is a background (or a scan under its OCR layer). */
 const BACKGROUND_COVER = 0.85;
 /** Images in the header/footer band narrower than this share of the page are decorations. */

@@ -51,7 +51,7 @@ async function loadWithNativeBuiltins(): Promise<PdfjsModule> {
 const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
 /** Largest image pdf.js decodes (pixels); bigger ones are skipped instead of allocating hundreds of MB. */
-export const MAX_IMAGE_PIXELS = 6000 * 6000;
+const MAX_IMAGE_PIXELS = 6000 * 6000;
 
 /**
  * Options for `getDocument`. Data files (CMaps for CJK fonts, standard font metrics, the JPEG 2000 and

@@ -161,7 +161,7 @@ function intersect(a: Interval[], b: Interval[]): Interval[] {
   return out;
 }
 
-export function toLine(segments: Segment[]): Line {
+function toLine(segments: Segment[]): Line {
   const sorted = [...segments].sort((a, b) => a.x0 - b.x0);
   const first = sorted[0];
   const chars = (segment: Segment): number => segment.text.length;

@@ -115,7 +115,7 @@ function toSegment(runs: TextRun[], contentX0: number | null): Segment {
 }
 
 /** Joins runs of one line in reading order, inserting a space where the gap between them is one. */
-export function joinRuns(runs: readonly TextRun[], rtl = false): string {
+function joinRuns(runs: readonly TextRun[], rtl = false): string {
   const ordered = [...runs].sort((a, b) => (rtl ? b.x + b.width - (a.x + a.width) : a.x - b.x));
   let text = '';
   let previous: TextRun | undefined;
@@ -135,7 +135,7 @@ export function rowTextOf(row: Row): string {
   return row.segments.map((segment) => segment.text).join(' ');
 }
 
-export function tidy(text: string): string {
+function tidy(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 

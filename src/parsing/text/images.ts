@@ -37,7 +37,7 @@ export function imageFromSource(
 }
 
 /** `data:[<mime>][;param]*[;base64],<payload>` → bytes; null for anything else. */
-export function decodeDataUri(uri: string): { mime: string; bytes: Uint8Array } | null {
+function decodeDataUri(uri: string): { mime: string; bytes: Uint8Array } | null {
   if (!/^data:/i.test(uri)) return null;
   const comma = uri.indexOf(',');
   if (comma < 0) return null;
@@ -56,7 +56,7 @@ export function decodeDataUri(uri: string): { mime: string; bytes: Uint8Array } 
 }
 
 /** Format and pixel size from the headers of PNG, GIF and JPEG (the common inline formats). */
-export function measureImage(bytes: Uint8Array): { format: string; width: number; height: number } | null {
+function measureImage(bytes: Uint8Array): { format: string; width: number; height: number } | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(12) === 0x49484452) {
     return { format: 'png', width: view.getUint32(16), height: view.getUint32(20) };
