@@ -3,7 +3,16 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Bus } from './bus/bus.js';
 import type { Clock } from './commands/context.js';
-import { createTaskCommands, type TaskCommands } from './commands/taskCommands.js';
+import {
+  actionAggregate,
+  conversationAggregate,
+  documentAggregate,
+  onboardingAggregate,
+  settingsAggregate,
+  taskAggregate,
+  type TaskCommands,
+} from './commands/aggregates.js';
+import { createCommandService } from './commands/commandService.js';
 import type { Config } from './config.js';
 import { ConfigError, isEmbedded } from './config.js';
 import { lockDataDir } from './dataDirLock.js';
@@ -23,7 +32,6 @@ import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
 import { knowledgeProjection } from './projections/knowledgeProjection.js';
 import { VECTORS_PROJECTION } from './knowledge/vectorProjector.js';
-import { documentAggregate } from './commands/documentCommands.js';
 import { checkAll, type OptionalComponent } from './health.js';
 import { projectionProgress, type ProjectionProgress } from './projections/progress.js';
 import type { Logger } from './log.js';
@@ -35,7 +43,6 @@ import { createProjectionStack } from './projections/stack.js';
 import { tasksProjection } from './projections/tasksProjection.js';
 import { usersProjection } from './projections/usersProjection.js';
 import { conversationsProjection } from './projections/conversationsProjection.js';
-import { conversationAggregate, createConversationCommands } from './commands/conversationCommands.js';
 import { createConversations, type Conversations } from './conversations/conversations.js';
 import {
   createConversationPurgeScheduler,
@@ -43,7 +50,6 @@ import {
 } from './workers/conversationPurge.js';
 import { createSessionStore, type SessionStore } from './users/sessions.js';
 import { actionsProjection } from './projections/actionsProjection.js';
-import { createActionCommands } from './commands/actionCommands.js';
 import { actionReactor } from './tools/actionReactor.js';
 import { builtinTools } from './tools/builtinTools.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
@@ -54,9 +60,7 @@ import { createLiveTurns } from './chat/liveTurns.js';
 import { toolTaskIdsOf } from './chat/turnEvents.js';
 import { DomainError } from './domain/shared/index.js';
 import { createUsers, type Users } from './users/users.js';
-import { createSettingsCommands } from './commands/settingsCommands.js';
 import { createSettings, type Settings } from './settings/settings.js';
-import { createOnboardingCommands } from './commands/onboardingCommands.js';
 import { createOnboarding, type Onboarding } from './onboarding/onboarding.js';
 import { onboardingReactor } from './onboarding/onboardingReactor.js';
 import type { ReadStore } from './readStore/readStore.js';
@@ -76,8 +80,6 @@ import { openBlobStore } from './blobStore/openBlobStore.js';
 import type { BlobStore } from './blobStore/blobStore.js';
 import { ALL_ROLES, type Role } from './roles.js';
 import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
-import { taskAggregate } from './commands/taskCommands.js';
-
 export interface RuntimeOptions {
   log: Logger;
   /** Job types this process can run (the product's, and tests' own). */
@@ -286,20 +288,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     newId: randomUUID,
     log: log.child({ component: 'knowledge' }),
   });
-  const tasks = createTaskCommands({ eventStore, clock, newId: randomUUID });
-  const actions = createActionCommands({ eventStore, clock });
+  const tasks = createCommandService(taskAggregate, { eventStore, clock });
+  const actions = createCommandService(actionAggregate, { eventStore, clock });
   // Tools need the settings (their policies) and settings need the tools (names to check): the
   // registry is filled once the services its tools use exist, and read only after start-up.
   let toolRegistry: ToolRegistry | null = null;
   const toolInfo = () => toolRegistry?.list() ?? [];
   const settings = createSettings({
-    commands: createSettingsCommands({ eventStore, clock }),
+    commands: createCommandService(settingsAggregate, { eventStore, clock }),
     eventStore,
     tools: toolInfo,
     configuredMaxTokens: config.llmMaxTokens,
     baseSystemPrompt: DEFAULT_SYSTEM_PROMPT,
   });
-  const onboardingCommands = createOnboardingCommands({ eventStore, clock });
+  const onboardingCommands = createCommandService(onboardingAggregate, { eventStore, clock });
   const onboarding = createOnboarding({
     commands: onboardingCommands,
     settings,
@@ -323,7 +325,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const users = createUsers({ eventStore, readModels, clock });
   const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
   const conversations = createConversations({
-    commands: createConversationCommands({ eventStore, snapshots, clock }),
+    commands: createCommandService(conversationAggregate, { eventStore, snapshots, clock }),
     readModels,
     newId: randomUUID,
     purgeAfterMs: config.conversationPurgeAfterMs,
@@ -338,7 +340,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     intervalMs: config.conversationPurgeIntervalMs,
     async purgeDerived(conversationId, caller) {
       for (const taskId of await toolTaskIdsOf(readModels, conversationId)) {
-        await tasks.purge({ taskId }, caller).catch((error: unknown) => {
+        await tasks.execute('PurgeTask', { taskId }, caller).catch((error: unknown) => {
           // A task still running 30 days on is left (and said): its stream is not the conversation's.
           if (!(error instanceof DomainError)) throw error;
           log.warn({ conversationId, taskId, reason: error.code }, 'tool task of a purged conversation kept');

@@ -1,12 +1,12 @@
 /**
  * Conversations for the conversations benchmark, written straight into an embedded event log as the
- * conversation commands record them (src/commands/conversationCommands.ts): `ConversationCreated`
+ * conversation commands record them (src/commands/aggregates.ts): `ConversationCreated`
  * then `MessageAppended` 1, 2, 3… in `conversation-<id>`, with the metadata a command stamps. The
  * server started on the log then builds its read models (conversations, messages, the FTS index).
  */
 import { randomUUID } from 'node:crypto';
 import { eventLogPath } from '../../src/adapters.js';
-import { conversationAggregate } from '../../src/commands/conversationCommands.js';
+import { conversationAggregate } from '../../src/commands/aggregates.js';
 import type { MessageRole } from '../../src/domain/conversation/events.js';
 import type { EventToAppend } from '../../src/eventStore/eventStore.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';

@@ -1,6 +1,6 @@
 /**
  * Writes documents into an embedded event log exactly as ingestion records an upload
- * (src/knowledge/ingest.ts, src/commands/documentCommands.ts): `KeyReserved` on the source and the
+ * (src/knowledge/ingest.ts, src/commands/aggregates.ts): `KeyReserved` on the source and the
  * content reservation streams, then `DocumentIngested` followed by one `ChunkStored` per chunk in
  * `document-<docId>`, with the metadata a command stamps. Parsing and embedding are left out: the
  * server's projections then find chunks whose vectors are in no cache, and embed every one.
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventLogPath } from '../../src/adapters.js';
 import { reservationStream } from '../../src/commands/reservation.js';
-import { documentAggregate } from '../../src/commands/documentCommands.js';
+import { documentAggregate } from '../../src/commands/aggregates.js';
 import type { ChunkStored, DocumentIngested, Reservation } from '../../src/domain/document/events.js';
 import { chunkId } from '../../src/domain/document/events.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';

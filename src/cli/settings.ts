@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { eventLogPath, openEventStore } from '../adapters.js';
 import { operator, runAdminCommand } from './adminCommand.js';
-import { createSettingsCommands } from '../commands/settingsCommands.js';
+import { settingsAggregate } from '../commands/aggregates.js';
+import { createCommandService } from '../commands/commandService.js';
 import { ConfigError, type Config } from '../config.js';
 import { SETTING_NAMES, type SettingName } from '../domain/settings/decider.js';
 import type { JsonValue } from '../domain/settings/events.js';
@@ -67,7 +68,7 @@ export async function settingsCommand(config: Config, args: readonly string[]): 
   const eventStore = await openEventStore(config, { pollIntervalMs: null });
   const clock = () => new Date();
   const settings = createSettings({
-    commands: createSettingsCommands({ eventStore, clock }),
+    commands: createCommandService(settingsAggregate, { eventStore, clock }),
     eventStore,
     tools: toolCatalogue,
     configuredMaxTokens: config.llmMaxTokens,

@@ -7,6 +7,8 @@ import type { AnyCommand, AnyEvent, Decider, EventCatalog } from '../domain/shar
 export interface Aggregate<C extends AnyCommand, E extends AnyEvent, S> {
   /** Stream category: streams are named `<category>-<id>`. Lower-case letters, digits and `_`. */
   readonly category: string;
+  /** The id of the stream a command is decided on (e.g. its `taskId`). */
+  idOf(command: C): string;
   readonly decider: Decider<C, E, S>;
   readonly events: EventCatalog<E>;
   /**
@@ -26,9 +28,14 @@ export interface Aggregate<C extends AnyCommand, E extends AnyEvent, S> {
 
 const CATEGORY = /^[a-z][a-z0-9_]*$/;
 
+/** An aggregate whose category was checked, with the stream name of an id. */
+export type DefinedAggregate<C extends AnyCommand, E extends AnyEvent, S> = Aggregate<C, E, S> & {
+  streamOf(id: string): string;
+};
+
 export function defineAggregate<C extends AnyCommand, E extends AnyEvent, S>(
   aggregate: Aggregate<C, E, S>,
-): Aggregate<C, E, S> & { streamOf(id: string): string } {
+): DefinedAggregate<C, E, S> {
   if (!CATEGORY.test(aggregate.category)) throw new Error(`invalid stream category ${aggregate.category}`);
   return { ...aggregate, streamOf: (id) => `${aggregate.category}-${id}` };
 }

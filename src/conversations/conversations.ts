@@ -1,4 +1,4 @@
-import type { ConversationCommands } from '../commands/conversationCommands.js';
+import type { ConversationCommands } from '../commands/aggregates.js';
 import type { Caller } from '../commands/context.js';
 import type { ConversationStatus } from '../domain/conversation/decider.js';
 import type { MessageFields, MessageRole } from '../domain/conversation/events.js';
@@ -83,7 +83,7 @@ export function createConversations(deps: {
     purgeAfterMs: deps.purgeAfterMs,
     async create(owner: string, title: string | null, caller: Caller) {
       const conversationId = deps.newId();
-      const outcome = await commands.create({ conversationId, owner, title }, caller);
+      const outcome = await commands.execute('CreateConversation', { conversationId, owner, title }, caller);
       return { ...outcome, conversationId };
     },
     /** Appends a message (chat uses this); `messageId` makes a retried append harmless. */
@@ -94,7 +94,11 @@ export function createConversations(deps: {
       caller: Caller,
     ) {
       const messageId = message.messageId ?? deps.newId();
-      const outcome = await commands.append({ ...message, conversationId, owner, messageId }, caller);
+      const outcome = await commands.execute(
+        'AppendMessage',
+        { ...message, conversationId, owner, messageId },
+        caller,
+      );
       const appended = outcome.appended.find((event) => event.type === 'MessageAppended');
       const sequence =
         appended?.type === 'MessageAppended'
@@ -105,12 +109,12 @@ export function createConversations(deps: {
       return { ...outcome, messageId, sequence };
     },
     delete: (owner: string, conversationId: string, caller: Caller) =>
-      commands.delete({ conversationId, owner }, caller),
+      commands.execute('DeleteConversation', { conversationId, owner }, caller),
     restore: (owner: string, conversationId: string, caller: Caller) =>
-      commands.restore({ conversationId, owner }, caller),
+      commands.execute('RestoreConversation', { conversationId, owner }, caller),
     /** The product's own: purges a conversation deleted at least `purgeAfterMs` ago. */
     purge: (conversationId: string, caller: Caller) =>
-      commands.purge({ conversationId, purgeAfterMs: deps.purgeAfterMs }, caller),
+      commands.execute('PurgeConversation', { conversationId, purgeAfterMs: deps.purgeAfterMs }, caller),
 
     get: owned,
     async list(owner: string, options: { status: ConversationStatus; page: number; pageSize: number }) {

@@ -1,6 +1,6 @@
 import { BusUnavailableError } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
+import type { TaskCommands } from '../commands/aggregates.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../domain/task/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 
@@ -37,7 +37,7 @@ export interface WorkQueues {
 
 /** A synchronous ingestion that no worker can start answers 503 in bounded time: its guard. */
 export function startGuard(
-  deps: { tasks: Pick<TaskCommands, 'cancel'>; workQueues: WorkQueues },
+  deps: { tasks: Pick<TaskCommands, 'execute'>; workQueues: WorkQueues },
   taskId: string,
   caller: Caller,
 ): StartGuard {
@@ -46,7 +46,8 @@ export function startGuard(
     available: () => deps.workQueues.health(),
     withdraw: async () =>
       (
-        await deps.tasks.cancel(
+        await deps.tasks.execute(
+          'CancelTask',
           { taskId, reason: 'withdrawn: no worker could start it', onlyIfPending: true },
           caller,
         )

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { purgeRecordStream } from '../commands/aggregate.js';
 import type { Caller, Clock } from '../commands/context.js';
-import type { DocumentCommands } from '../commands/documentCommands.js';
+import type { DocumentCommands } from '../commands/aggregates.js';
 import { release, reserve } from '../commands/reservation.js';
 import type { ChunkInput } from '../domain/document/commands.js';
 import { documentStream } from '../domain/document/events.js';
@@ -237,7 +237,7 @@ export function createIngestor(deps: IngestDeps) {
     for (let takeovers = 0; takeovers < 3;) {
       const outcome = await reserve(deps.eventStore, kind, key, docId, metadata);
       if (outcome.reserved || outcome.holder === docId) return { claimed: true };
-      const state = await deps.documents.state(outcome.holder);
+      const state = (await deps.documents.read(outcome.holder)).state;
       if (state.status === 'active')
         return { claimed: false, holder: { docId: outcome.holder, title: state.title } };
       if (await abandoned(outcome)) {
@@ -294,7 +294,7 @@ export function createIngestor(deps: IngestDeps) {
     let replace = false;
     if (source.claimed && input.docId) {
       // A resumed attempt whose predecessor stored the document and died before saying so.
-      const stored = await deps.documents.state(docId);
+      const stored = (await deps.documents.read(docId)).state;
       if (stored.status === 'active') {
         const [last] = await deps.eventStore.readStream(documentStream(docId), {
           direction: 'backwards',
@@ -316,7 +316,7 @@ export function createIngestor(deps: IngestDeps) {
       return duplicateOutcome(title, 'content_hash', content.holder);
     }
 
-    const previous = replace ? await deps.documents.state(docId) : null;
+    const previous = replace ? (await deps.documents.read(docId)).state : null;
     try {
       await embedWithCache(
         deps.embedder,
@@ -324,7 +324,8 @@ export function createIngestor(deps: IngestDeps) {
         chunks.map((chunk) => ({ hash: chunk.contentHash, text: chunk.text })),
         input.signal,
       );
-      const outcome = await deps.documents.ingest(
+      const outcome = await deps.documents.execute(
+        'IngestDocument',
         {
           docId,
           source: input.source,

@@ -1,6 +1,7 @@
 import type { Caller, Clock } from '../commands/context.js';
 import { metadataFor } from '../commands/context.js';
-import { createDocumentCommands } from '../commands/documentCommands.js';
+import { documentAggregate } from '../commands/aggregates.js';
+import { createCommandService } from '../commands/commandService.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
 import type { Role } from '../roles.js';
@@ -68,7 +69,7 @@ export interface KnowledgeBaseOptions {
  */
 export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   const { eventStore, readModels, embedder, log } = options;
-  const documents = createDocumentCommands({ eventStore, clock: options.clock });
+  const documents = createCommandService(documentAggregate, { eventStore, clock: options.clock });
   const { blobs } = options;
   const embeddings = createReadStoreEmbeddingCache(options.readStore);
   const milvus = options.milvus ?? null;

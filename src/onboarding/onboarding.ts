@@ -1,6 +1,5 @@
 import type { Caller } from '../commands/context.js';
-import type { OnboardingCommands } from '../commands/onboardingCommands.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
+import type { OnboardingCommands, TaskCommands } from '../commands/aggregates.js';
 import type { ToolSummary } from '../domain/onboarding/configuration.js';
 import { generateConfiguration, remainingRequired } from '../domain/onboarding/configuration.js';
 import type { OnboardingState } from '../domain/onboarding/decider.js';
@@ -17,6 +16,7 @@ import {
   issuesOf,
   ValidationFailedError,
 } from '../settings/validation.js';
+import { createTask } from '../commands/newTask.js';
 
 export type Session = Exclude<OnboardingState, { status: 'none' }>;
 
@@ -85,7 +85,7 @@ export function createOnboarding(deps: {
         actorId: `user:${session.owner}`,
         correlationId: caller.correlationId,
       };
-      const created = await tasks.create(SCRAPE_JOB, { ...input }, caller, {
+      const created = await createTask(tasks, SCRAPE_JOB, { ...input }, caller, {
         taskId: executed.ingestionTaskId,
         owner: `user:${session.owner}`,
       });
@@ -104,7 +104,11 @@ export function createOnboarding(deps: {
 
     async start(owner: string, modules: OnboardingModule[], companyName: string | null, caller: Caller) {
       const sessionId = deps.newId();
-      const outcome = await commands.start({ sessionId, owner, modules, companyName }, caller);
+      const outcome = await commands.execute(
+        'StartOnboarding',
+        { sessionId, owner, modules, companyName },
+        caller,
+      );
       return { session: outcome.state as Session, position: outcome.position };
     },
 
@@ -132,7 +136,11 @@ export function createOnboarding(deps: {
           issues,
         );
       }
-      const outcome = await commands.answer({ sessionId, owner, questionKey, answer }, caller);
+      const outcome = await commands.execute(
+        'SubmitOnboardingAnswer',
+        { sessionId, owner, questionKey, answer },
+        caller,
+      );
       return { session: outcome.state as Session, position: outcome.position };
     },
 
@@ -145,6 +153,7 @@ export function createOnboarding(deps: {
       await owned(owner, sessionId);
       const tools = deps.tools().map(({ name, category, risk }) => ({ name, category, risk }));
       const outcome = await commands.execute(
+        'ExecuteOnboarding',
         { sessionId, owner, tools, ingestionTaskId: deps.newId() },
         caller,
       );

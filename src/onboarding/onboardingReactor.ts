@@ -1,4 +1,4 @@
-import type { OnboardingCommands } from '../commands/onboardingCommands.js';
+import type { OnboardingCommands } from '../commands/aggregates.js';
 import { onboardingEvents } from '../domain/onboarding/events.js';
 import type { Reactor } from '../workers/reactors.js';
 import type { Onboarding, Session } from './onboarding.js';

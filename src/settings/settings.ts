@@ -1,6 +1,5 @@
 import type { Caller } from '../commands/context.js';
-import type { SettingsCommands } from '../commands/settingsCommands.js';
-import { settingsAggregate } from '../commands/settingsCommands.js';
+import { settingsAggregate, type SettingsCommands } from '../commands/aggregates.js';
 import type { SetValue, SettingName, SettingsState } from '../domain/settings/decider.js';
 import { isSettingName, SETTING_NAMES, settingsDecider } from '../domain/settings/decider.js';
 import type { JsonValue, SettingChange, SettingSource } from '../domain/settings/events.js';
@@ -202,12 +201,12 @@ export function createSettings(deps: {
     /** Sets one setting (null: back to its default). */
     async change(name: string, value: JsonValue, source: SettingSource, caller: Caller) {
       assertValid([{ name, value }], () => name);
-      return afterWrite(await commands.change({ name, value, source }, caller));
+      return afterWrite(await commands.execute('ChangeSetting', { name, value, source }, caller));
     },
     /** Sets several settings as one event; the same `applicationId` again changes nothing. */
     async apply(applicationId: string, changes: SettingChange[], source: SettingSource, caller: Caller) {
       assertValid(changes, (change) => `settings.${change.name}`);
-      return afterWrite(await commands.apply({ applicationId, source, changes }, caller));
+      return afterWrite(await commands.execute('ApplySettings', { applicationId, source, changes }, caller));
     },
   };
 }

@@ -1,9 +1,9 @@
-import type { ActionCommands } from '../commands/actionCommands.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
+import type { ActionCommands, TaskCommands } from '../commands/aggregates.js';
 import { actionEvents } from '../domain/action/events.js';
 import { taskEvents } from '../domain/task/events.js';
 import type { Reactor } from '../workers/reactors.js';
 import { TOOL_JOB, type ToolTaskInput, type ToolTaskResult } from './toolJob.js';
+import { createTask } from '../commands/newTask.js';
 
 const SYSTEM = 'system:actions';
 
@@ -32,7 +32,10 @@ export function actionReactor(deps: { actions: ActionCommands; tasks: TaskComman
           correlationId: recorded.metadata.correlationId,
           actionId: state.actionId,
         };
-        await tasks.create(TOOL_JOB, { ...input }, caller, { owner: input.actorId, taskId: state.actionId });
+        await createTask(tasks, TOOL_JOB, { ...input }, caller, {
+          owner: input.actorId,
+          taskId: state.actionId,
+        });
         return;
       }
       const event = taskEvents.decode(recorded);
@@ -55,7 +58,11 @@ export function actionReactor(deps: { actions: ActionCommands; tasks: TaskComman
       } else {
         return;
       }
-      await actions.recordOutcome({ actionId: taskId, taskId, outcome, executionTimeMs }, caller);
+      await actions.execute(
+        'RecordActionOutcome',
+        { actionId: taskId, taskId, outcome, executionTimeMs },
+        caller,
+      );
     },
   };
 }

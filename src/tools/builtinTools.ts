@@ -1,4 +1,4 @@
-import type { TaskCommands } from '../commands/taskCommands.js';
+import { documentAggregate, type DocumentCommands, type TaskCommands } from '../commands/aggregates.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { NotFoundError } from '../domain/shared/index.js';
 import type { Answerer } from '../knowledge/answer.js';
@@ -7,17 +7,16 @@ import type { Search } from '../knowledge/search.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import { TASKS, type TaskView } from '../projections/tasksProjection.js';
-import type { Caller } from '../commands/context.js';
 import type { Tool } from './registry.js';
 import { documentSummary } from '../knowledge/documentSummary.js';
 import { purgeRecordStream } from '../commands/aggregate.js';
-import { documentAggregate } from '../commands/documentCommands.js';
 import type { EventStore } from '../eventStore/eventStore.js';
+import { createTask } from '../commands/newTask.js';
 
 export interface BuiltinToolDeps {
   search: Search;
   answer: Answerer;
-  documents: { delete(data: { docId: string }, caller: Caller): Promise<unknown> };
+  documents: Pick<DocumentCommands, 'execute'>;
   readModels: ReadModels;
   tasks: TaskCommands;
   conversations: Pick<Conversations, 'search'>;
@@ -221,7 +220,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           }
         }
         const doc = await document(id);
-        await deps.documents.delete({ docId: doc.id }, caller);
+        await deps.documents.execute('DeleteDocument', { docId: doc.id }, caller);
         return { doc_id: doc.id, title: doc.title, deleted: true };
       },
     },
@@ -246,7 +245,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           actorId: caller.actorId,
           correlationId: caller.correlationId,
         };
-        const created = await deps.tasks.create(SCRAPE_JOB, { ...input }, caller);
+        const created = await createTask(deps.tasks, SCRAPE_JOB, { ...input }, caller);
         return { task_id: created.taskId, status: 'pending' };
       },
     },
@@ -308,7 +307,11 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       },
       async run(params, { caller }) {
         const task = await ownTask(params['task_id'] as string, caller.actorId);
-        await deps.tasks.cancel({ taskId: task.id, reason: 'cancelled by the assistant' }, caller);
+        await deps.tasks.execute(
+          'CancelTask',
+          { taskId: task.id, reason: 'cancelled by the assistant' },
+          caller,
+        );
         return { task_id: task.id, cancelled: true };
       },
     },

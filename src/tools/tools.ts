@@ -1,6 +1,5 @@
-import type { ActionCommands, ActionOutcome } from '../commands/actionCommands.js';
+import type { ActionCommands, ActionOutcome, TaskCommands } from '../commands/aggregates.js';
 import type { Caller, Clock } from '../commands/context.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
 import type { ActionState } from '../domain/action/decider.js';
 import { actionStream } from '../domain/action/events.js';
 import { InvalidStateError, NotFoundError } from '../domain/shared/index.js';
@@ -11,6 +10,7 @@ import type { ReadModels } from '../projections/readModels.js';
 import type { ToolPolicy } from '../settings/definitions.js';
 import type { Tool, ToolRegistry } from './registry.js';
 import { TOOL_JOB, type ToolTaskInput, type ToolTaskResult } from './toolJob.js';
+import { createTask } from '../commands/newTask.js';
 
 /** How a call ended, or that it is still running when the wait ran out. */
 export type CallOutcome =
@@ -144,7 +144,7 @@ export function createTools(options: ToolsOptions) {
         actorId: caller.actorId,
         correlationId: caller.correlationId,
       };
-      const created = await tasks.create(TOOL_JOB, { ...input }, caller, { owner: caller.actorId });
+      const created = await createTask(tasks, TOOL_JOB, { ...input }, caller, { owner: caller.actorId });
       return { taskId: created.taskId, outcome: await waitForTask(created.taskId, signal) };
     },
 
@@ -159,7 +159,8 @@ export function createTools(options: ToolsOptions) {
       if (!definition) throw new NotFoundError('tool_not_found', `No tool named ${tool}`);
       const actionId = options.newId();
       const expiresAt = new Date(clock().getTime() + options.actionExpiryMs).toISOString();
-      const outcome = await actions.request(
+      const outcome = await actions.execute(
+        'RequestAction',
         { actionId, owner, tool, params, risk: definition.risk, expiresAt },
         caller,
       );
@@ -172,7 +173,7 @@ export function createTools(options: ToolsOptions) {
      * and refused.
      */
     async confirm(owner: string, actionId: string, caller: Caller, signal: AbortSignal) {
-      const outcome = await actions.confirm({ actionId, owner }, caller);
+      const outcome = await actions.execute('ConfirmAction', { actionId, owner }, caller);
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'Expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
@@ -181,7 +182,7 @@ export function createTools(options: ToolsOptions) {
     },
 
     async reject(owner: string, actionId: string, reason: string | null, caller: Caller) {
-      const outcome = await actions.reject({ actionId, owner, reason }, caller);
+      const outcome = await actions.execute('RejectAction', { actionId, owner, reason }, caller);
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'Expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Caller, Clock } from '../commands/context.js';
 import { metadataFor } from '../commands/context.js';
 import { reserve } from '../commands/reservation.js';
-import { createUserCommands, userAggregate } from '../commands/userCommands.js';
+import { userAggregate } from '../commands/aggregates.js';
+import { createCommandService } from '../commands/commandService.js';
 import { InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
 import type { UserState } from '../domain/user/decider.js';
 import { userDecider } from '../domain/user/decider.js';
@@ -88,7 +89,7 @@ function summary(state: Extract<UserState, { status: 'active' }>): UserSummary {
  */
 export function createUsers(deps: { eventStore: EventStore; readModels?: ReadModels; clock: Clock }) {
   const { eventStore, clock } = deps;
-  const commands = createUserCommands({ eventStore, clock });
+  const commands = createCommandService(userAggregate, { eventStore, clock });
 
   /** The id of the user holding `name`, or null; a claim left by a creation that crashed counts too. */
   async function holderOf(name: string): Promise<string | null> {
@@ -98,7 +99,7 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
   }
 
   async function activeState(userId: string): Promise<Extract<UserState, { status: 'active' }> | null> {
-    const state = await commands.state(userId);
+    const state = (await commands.read(userId)).state;
     return state.status === 'active' ? state : null;
   }
 
@@ -143,8 +144,12 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
         }
         userId = claim.holder;
       }
-      let outcome = await commands.create({ userId, name, admin: options.admin ?? false }, caller);
-      if (passwordHash) outcome = await commands.setPassword({ userId, passwordHash }, caller);
+      let outcome = await commands.execute(
+        'CreateUser',
+        { userId, name, admin: options.admin ?? false },
+        caller,
+      );
+      if (passwordHash) outcome = await commands.execute('SetPassword', { userId, passwordHash }, caller);
       if (outcome.state.status !== 'active') throw new Error(`user ${userId} was not created`);
       return { user: summary(outcome.state), position: outcome.position };
     },
@@ -152,7 +157,8 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
     async setPassword(name: string, password: string, caller: Caller): Promise<{ position: number }> {
       assertPassword(password);
       const user = await require(name);
-      const outcome = await commands.setPassword(
+      const outcome = await commands.execute(
+        'SetPassword',
         { userId: user.userId, passwordHash: await hashPassword(password) },
         caller,
       );
@@ -162,7 +168,8 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
     async grantAdmin(name: string, caller: Caller): Promise<{ position: number }> {
       const user = await require(name);
       return {
-        position: (await commands.grantRole({ userId: user.userId, role: 'admin' }, caller)).position,
+        position: (await commands.execute('GrantRole', { userId: user.userId, role: 'admin' }, caller))
+          .position,
       };
     },
 
@@ -170,13 +177,19 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
     async issueKey(name: string, caller: Caller): Promise<{ keyId: string; key: string; position: number }> {
       const user = await require(name);
       const { keyId, secret, secretHash } = newApiKey(user.userId);
-      const outcome = await commands.issueApiKey({ userId: user.userId, keyId, secretHash }, caller);
+      const outcome = await commands.execute(
+        'IssueApiKey',
+        { userId: user.userId, keyId, secretHash },
+        caller,
+      );
       return { keyId, key: `${keyId}:${secret}`, position: outcome.position };
     },
 
     async revokeKey(name: string, keyId: string, caller: Caller): Promise<{ position: number }> {
       const user = await require(name);
-      return { position: (await commands.revokeApiKey({ userId: user.userId, keyId }, caller)).position };
+      return {
+        position: (await commands.execute('RevokeApiKey', { userId: user.userId, keyId }, caller)).position,
+      };
     },
 
     /** Every user, folded from the log (what the CLI lists: it runs no projections). */

@@ -1,7 +1,7 @@
 import type { Bus } from '../bus/bus.js';
 import { deadLetterSubject } from '../bus/bus.js';
 import type { Caller, Clock } from '../commands/context.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
+import type { TaskCommands } from '../commands/aggregates.js';
 import type { TaskFailureReason } from '../domain/task/events.js';
 import type { Logger } from '../log.js';
 import type { ReadModels } from '../projections/readModels.js';
@@ -68,7 +68,11 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
     error: string,
   ) {
     try {
-      const outcome = await tasks.fail({ taskId: task.id, attempt: null, reason, error }, WATCHDOG);
+      const outcome = await tasks.execute(
+        'FailTask',
+        { taskId: task.id, attempt: null, reason, error },
+        WATCHDOG,
+      );
       if (outcome.appended.length > 0) log.warn({ taskId: task.id, reason, error }, 'watchdog failed a task');
     } catch (failure) {
       log.error({ err: failure, taskId: task.id }, 'watchdog could not fail a task');

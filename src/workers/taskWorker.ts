@@ -1,6 +1,6 @@
 import type { Bus, Consumer, Delivery } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
-import type { TaskCommands } from '../commands/taskCommands.js';
+import type { TaskCommands } from '../commands/aggregates.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import type { ReadStore } from '../readStore/readStore.js';
@@ -175,7 +175,8 @@ export function createTaskWorker(options: TaskWorkerOptions) {
   ): Promise<void> {
     let begun;
     try {
-      begun = await tasks.beginAttempt(
+      begun = await tasks.execute(
+        'BeginAttempt',
         { taskId, workerId, maxAttempts: job.maxAttempts ?? 3, resumable: job.resumable ?? true },
         caller,
       );
@@ -214,7 +215,8 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       async progress(fraction, message) {
         if (controller.signal.aborted) throw controller.signal.reason;
         try {
-          await tasks.reportProgress(
+          await tasks.execute(
+            'ReportProgress',
             { taskId, attempt, progress: fraction, message: message ?? null },
             caller,
           );
@@ -227,7 +229,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     try {
       const result = await job.run(context);
       if (controller.signal.aborted) throw controller.signal.reason;
-      await tasks.complete({ taskId, attempt, result }, caller).catch((error: unknown) => {
+      await tasks.execute('CompleteTask', { taskId, attempt, result }, caller).catch((error: unknown) => {
         throw asStop(error);
       });
       taskLog.info('task completed');
@@ -250,7 +252,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       const message = error instanceof Error ? error.message : String(error);
       taskLog.warn({ err: error }, 'task failed');
       await tasks
-        .fail({ taskId, attempt, reason: 'job_error', error: message }, caller)
+        .execute('FailTask', { taskId, attempt, reason: 'job_error', error: message }, caller)
         .catch((failure: unknown) => {
           if (!(asStop(failure) instanceof TaskStopped)) throw failure;
         });

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
@@ -33,7 +34,8 @@ describe('archivist CLI', function () {
     await runtime.start(['projector']);
     taskIds = [];
     for (let i = 0; i < 3; i += 1) {
-      const { taskId, position } = await runtime.tasks.create(
+      const { taskId, position } = await createTask(
+        runtime.tasks,
         'report',
         { i },
         { actorId: 'cli-test', correlationId: `c${i}` },
@@ -41,7 +43,8 @@ describe('archivist CLI', function () {
       await runtime.projections.waitFor(position);
       taskIds.push(taskId);
     }
-    const cancelled = await runtime.tasks.cancel(
+    const cancelled = await runtime.tasks.execute(
+      'CancelTask',
       { taskId: taskIds[0]!, reason: 'changed my mind' },
       { actorId: 'cli-test', correlationId: 'x' },
     );

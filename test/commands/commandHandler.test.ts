@@ -4,7 +4,8 @@ import { defineAggregate } from '../../src/commands/aggregate.js';
 import { ConcurrencyError, createCommandHandler } from '../../src/commands/commandHandler.js';
 import { reserve } from '../../src/commands/reservation.js';
 import { createReadStoreSnapshots } from '../../src/commands/snapshots.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import type { Command, Decider, Event, Metadata } from '../../src/domain/shared/index.js';
 import { defineEvents } from '../../src/domain/shared/index.js';
 import type { EventStore } from '../../src/eventStore/eventStore.js';
@@ -12,6 +13,7 @@ import { WrongExpectedVersionError } from '../../src/eventStore/eventStore.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { expectRejection } from '../support/expectRejection.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const at = (now: string): Metadata => ({ now, actorId: 'user-9', correlationId: 'c' });
 
@@ -30,6 +32,8 @@ const tallyDecider: Decider<Add, TallyEvent, Tally> = {
 };
 const tally = defineAggregate({
   category: 'tally',
+  // One tally per test, named by the test's calls.
+  idOf: () => 'tally',
   decider: tallyDecider,
   events: defineEvents<TallyEvent>({ Added: {} }),
   snapshot: { every: 10, schema: 1 },
@@ -106,11 +110,15 @@ describe('command handler (the aggregate kit)', () => {
         metadata: at('2026-01-01T00:00:00.000Z'),
       },
     ]);
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
-    const outcome = await tasks.cancel({ taskId, reason: null }, { actorId: 'admin', correlationId: 'c' });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
+    const outcome = await tasks.execute(
+      'CancelTask',
+      { taskId, reason: null },
+      { actorId: 'admin', correlationId: 'c' },
+    );
     expect(outcome.state).to.include({ status: 'cancelled', owner: 'user-9' });
     // New events carry the version they were written with.
-    const created = await tasks.create('echo', {}, { actorId: 'user-2', correlationId: 'c' });
+    const created = await createTask(tasks, 'echo', {}, { actorId: 'user-2', correlationId: 'c' });
     const [stored] = await eventStore.readStream(`task-${created.taskId}`);
     expect(stored!.metadata.schemaVersion).to.equal(2);
     expect(stored!.data['owner']).to.equal('user-2');

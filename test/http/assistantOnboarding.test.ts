@@ -11,7 +11,8 @@ import { clusterMode, documentSweeper, uniqueName } from '../support/cluster.js'
 import { skipUnlessClusterScrapesLoopback } from '../support/clusterScrape.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { createOnboardingCommands } from '../../src/commands/onboardingCommands.js';
+import { onboardingAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 
 const API = '/api/method/assistant.api';
 type Body = {
@@ -466,7 +467,7 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
   describe('after a crash between recording an execution and carrying it out', () => {
     it('the reactor carries it out: the settings applied and the ingestion task created, once', async () => {
       // The command alone, as a request that died right after appending OnboardingExecuted.
-      const commands = createOnboardingCommands({
+      const commands = createCommandService(onboardingAggregate, {
         eventStore: app.runtime.eventStore,
         clock: () => new Date(),
       });
@@ -475,7 +476,8 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
       // In a cluster the session and the task outlive the run: ids of this run's own.
       const sessionId = uniqueName('crashed-session');
       const ingestionTaskId = clusterMode() ? randomUUID() : 'crashed-ingestion';
-      await commands.start(
+      await commands.execute(
+        'StartOnboarding',
         { sessionId, owner: carol.name, modules: ['knowledge', 'assistant'], companyName: null },
         caller,
       );
@@ -485,9 +487,14 @@ describe('Assistant API onboarding (real SQLite stores, scraping a local server)
         ['assistant.language', 'auto'],
       ];
       for (const [questionKey, answer] of answers) {
-        await commands.answer({ sessionId, owner: carol.name, questionKey, answer }, caller);
+        await commands.execute(
+          'SubmitOnboardingAnswer',
+          { sessionId, owner: carol.name, questionKey, answer },
+          caller,
+        );
       }
       const executed = await commands.execute(
+        'ExecuteOnboarding',
         { sessionId, owner: carol.name, tools: [], ingestionTaskId },
         caller,
       );

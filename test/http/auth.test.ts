@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('X-API-Key authentication', () => {
   describe('with keys configured', () => {
@@ -47,7 +48,12 @@ describe('X-API-Key authentication', () => {
     });
 
     it('records the key (hashed, never in clear) as the actor of what the request does', async () => {
-      const created = await app.runtime.tasks.create('x', {}, { actorId: 'seed', correlationId: 'seed' });
+      const created = await createTask(
+        app.runtime.tasks,
+        'x',
+        {},
+        { actorId: 'seed', correlationId: 'seed' },
+      );
       await app.runtime.projections.waitFor(created.position);
       const response = await app.http
         .delete(`/api/v1/tasks/${created.taskId}`)

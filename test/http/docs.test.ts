@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('OpenAPI and documentation pages', () => {
   let app: TestApp;
@@ -44,7 +45,8 @@ describe('OpenAPI and documentation pages', () => {
 
   it('describes responses truthfully: a real task response validates against its published schema', async () => {
     const { body } = await app.http.get('/openapi.json').expect(200);
-    const { taskId, position } = await app.runtime.tasks.create(
+    const { taskId, position } = await createTask(
+      app.runtime.tasks,
       'unknown',
       { a: 1 },
       { actorId: 't', correlationId: 'c' },

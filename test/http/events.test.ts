@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { clusterMode } from '../support/cluster.js';
 import { openSse, type SseConnection, type SseEvent } from '../support/sseClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const caller = { actorId: 'auditor-test', correlationId: 'c' };
 
@@ -15,7 +16,8 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
   });
   afterEach(async () => app.stop());
 
-  const createTask = async (n: number) => (await app.runtime.tasks.create('noop', { n }, caller)).taskId;
+  const newTask = async (n: number): Promise<string> =>
+    (await createTask(app.runtime.tasks, 'noop', { n }, caller)).taskId;
   /**
    * Where a test's streams start: the start of the log, which is the test's own. A cluster's log holds
    * every suite's events, so there the test's streams start where the log ends when it begins.
@@ -44,7 +46,7 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
       expect(replayed!.data).to.include({ type: oldest!.type, stream: oldest!.streamName });
     }
     const start = await since();
-    const first = await createTask(1);
+    const first = await newTask(1);
     const stream = await openSse(`${base}?category=task`, { ...headers, ...resumeAt(start) });
     try {
       expect(stream.status).to.equal(200);
@@ -52,7 +54,7 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
       expect(created.event).to.equal('TaskCreated');
       expect(created.data).to.include({ type: 'TaskCreated', stream: `task-${first}`, version: 1 });
       expect(created.id).to.equal(String(created.data['position']));
-      const second = await createTask(2);
+      const second = await newTask(2);
       const live = await nextOf(stream, second);
       expect(live.data).to.include({ type: 'TaskCreated', stream: `task-${second}` });
       expect(Number(live.id)).to.be.greaterThan(Number(created.id));
@@ -73,7 +75,7 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
         'keep-alive',
       ]);
       expect(Date.now() - opened, 'two 50 ms intervals').to.be.at.least(90);
-      const taskId = await createTask(1);
+      const taskId = await newTask(1);
       const live = await nextOf(stream, taskId);
       expect(live.event).to.equal('TaskCreated');
       expect(live.data).to.include({ type: 'TaskCreated', stream: `task-${taskId}`, version: 1 });
@@ -85,14 +87,14 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
 
   it('resumes after Last-Event-ID with no gap and no repeat', async () => {
     const start = await since();
-    for (let n = 0; n < 3; n += 1) await createTask(n);
+    for (let n = 0; n < 3; n += 1) await newTask(n);
     const all = (
       await app.runtime.eventStore.readAll({ fromPosition: start, filter: { streamPrefixes: ['task-'] } })
     ).map((event) => String(event.position));
     const firstVisit = await openSse(`${base}?category=task`, { ...headers, ...resumeAt(start) });
     const seen = (await firstVisit.take(2)).map((event) => event.id!);
     firstVisit.close();
-    await createTask(3);
+    await newTask(3);
     const everything = [
       ...all,
       ...(
@@ -110,8 +112,8 @@ describe('GET /api/v1/events (the event log as SSE)', () => {
 
   it('filters by category and by event type at the store', async () => {
     const start = await since();
-    const task = await createTask(1);
-    await app.runtime.tasks.cancel({ taskId: task, reason: 'no' }, caller);
+    const task = await newTask(1);
+    await app.runtime.tasks.execute('CancelTask', { taskId: task, reason: 'no' }, caller);
     const stream = await openSse(`${base}?types=TaskCancelled`, { ...headers, ...resumeAt(start) });
     const [cancelled] = await stream.take(1);
     stream.close();

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { clusterMode, skipInCluster } from '../support/cluster.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('health endpoints', () => {
   let app: TestApp;
@@ -66,7 +67,8 @@ describe('health endpoints', () => {
       document_count: number;
       sources_count: number;
     };
-    const task = await app.runtime.tasks.create(
+    const task = await createTask(
+      app.runtime.tasks,
       'nobody-runs-this',
       {},
       { actorId: 'test', correlationId: 'c' },
@@ -166,7 +168,8 @@ describe('readiness with required optional components and lagging projections', 
     );
     app = await startTestApp();
     await app.runtime.projections.stop();
-    const { position } = await app.runtime.tasks.create(
+    const { position } = await createTask(
+      app.runtime.tasks,
       'nobody-runs-this',
       {},
       { actorId: 'test', correlationId: 'c' },

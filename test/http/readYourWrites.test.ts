@@ -5,6 +5,7 @@ import { TASKS, type TaskView } from '../../src/projections/tasksProjection.js';
 import { VECTORS_PROJECTION } from '../../src/knowledge/vectorProjector.js';
 import { skipInCluster } from '../support/cluster.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const caller = { actorId: 'test', correlationId: 'test' };
 
@@ -23,7 +24,7 @@ function routes(app: () => TestApp): Route[] {
       summary: 'Creates a task',
       readAfterWrite: [TASKS],
       async handle() {
-        const { taskId, position } = await app().runtime.tasks.create('noop', {}, caller);
+        const { taskId, position } = await createTask(app().runtime.tasks, 'noop', {}, caller);
         return { body: { taskId }, position };
       },
     }),
@@ -46,7 +47,7 @@ function routes(app: () => TestApp): Route[] {
       summary: 'Creates a task, read after write from the tasks and the vector index',
       readAfterWrite: [TASKS, VECTORS_PROJECTION],
       async handle() {
-        const { taskId, position } = await app().runtime.tasks.create('noop', {}, caller);
+        const { taskId, position } = await createTask(app().runtime.tasks, 'noop', {}, caller);
         return { body: { taskId }, position };
       },
     }),

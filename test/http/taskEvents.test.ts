@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { skipInCluster } from '../support/cluster.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 import { stepsJob } from '../support/testJobs.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 interface SseEvent {
   id: string | null;
@@ -55,7 +56,7 @@ describe('GET /api/v1/tasks/{task_id}/events (SSE)', () => {
   afterEach(async () => app.stop());
 
   const create = async (input: Record<string, unknown>) => {
-    const { taskId, position } = await app.runtime.tasks.create('steps', input, {
+    const { taskId, position } = await createTask(app.runtime.tasks, 'steps', input, {
       actorId: 't',
       correlationId: 'c',
     });

@@ -11,6 +11,7 @@ import {
   waitEnds,
   waitingJob,
 } from '../support/testJobs.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const caller = { actorId: 'test', correlationId: 'test' };
 
@@ -29,7 +30,7 @@ describe('tasks API', () => {
   afterEach(async () => app.stop());
 
   async function create(jobType: string, input: Record<string, unknown> = {}): Promise<string> {
-    const { taskId, position } = await app.runtime.tasks.create(jobType, input, caller);
+    const { taskId, position } = await createTask(app.runtime.tasks, jobType, input, caller);
     await app.runtime.projections.waitFor(position);
     return taskId;
   }
@@ -166,9 +167,9 @@ describe('tasks API', () => {
     it('defaults to 50 tasks', async () => {
       const before = await existing();
       await Promise.all(
-        Array.from({ length: 55 }, () => app.runtime.tasks.create('nobody-knows-this', {}, caller)),
+        Array.from({ length: 55 }, () => createTask(app.runtime.tasks, 'nobody-knows-this', {}, caller)),
       );
-      const { position } = await app.runtime.tasks.create('nobody-knows-this', {}, caller);
+      const { position } = await createTask(app.runtime.tasks, 'nobody-knows-this', {}, caller);
       await app.runtime.projections.waitFor(position);
       const response = await app.http.get('/api/v1/tasks').expect(200);
       expect(response.body.tasks).to.have.length(50);

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { BlobMissingError } from '../../src/blobStore/blobStore.js';
 import { createFileBlobStore } from '../../src/blobStore/fileBlobStore.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate, type TaskCommands } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { blobReleaseReactor } from '../../src/knowledge/blobReleaseReactor.js';
 import { INGEST_UPLOAD_JOB } from '../../src/knowledge/ingestJobs.js';
@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/log.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createReactorRunner } from '../../src/workers/reactors.js';
 import { expectRejection } from '../support/expectRejection.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe("an upload's bytes are deleted when its task ends, however it ends", () => {
   const caller = { actorId: 'tester', correlationId: 'c' };
@@ -22,13 +23,11 @@ describe("an upload's bytes are deleted when its task ends, however it ends", ()
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function scenario(
-    end: (tasks: ReturnType<typeof createTaskCommands>, taskId: string) => Promise<void>,
-  ) {
+  async function scenario(end: (tasks: TaskCommands, taskId: string) => Promise<void>) {
     const eventStore = createMemoryEventStore();
     const readStore = createSqliteReadStore({ path: ':memory:' });
     const blobs = createFileBlobStore(dir);
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     const runner = createReactorRunner({
       eventStore,
       readStore,
@@ -41,9 +40,9 @@ describe("an upload's bytes are deleted when its task ends, however it ends", ()
     try {
       const kept = await blobs.put(new Uint8Array([1, 2, 3]));
       const blob = await blobs.put(new Uint8Array([4, 5, 6]));
-      const { taskId } = await tasks.create(INGEST_UPLOAD_JOB, { blob, fileName: 'a.txt' }, caller);
+      const { taskId } = await createTask(tasks, INGEST_UPLOAD_JOB, { blob, fileName: 'a.txt' }, caller);
       // Another job type's task naming the other blob in its input: not an upload, not touched.
-      const other = await tasks.create('scrape_urls', { blob: kept }, caller);
+      const other = await createTask(tasks, 'scrape_urls', { blob: kept }, caller);
       await end(tasks, other.taskId);
       await end(tasks, taskId);
       expect(await runner.waitFor(await eventStore.headPosition(), 10_000)).to.equal(true);
@@ -57,8 +56,13 @@ describe("an upload's bytes are deleted when its task ends, however it ends", ()
 
   it('failed by the watchdog after its worker was lost', async () => {
     await scenario(async (tasks, taskId) => {
-      await tasks.beginAttempt({ taskId, workerId: 'w1', maxAttempts: 3, resumable: true }, caller);
-      await tasks.fail(
+      await tasks.execute(
+        'BeginAttempt',
+        { taskId, workerId: 'w1', maxAttempts: 3, resumable: true },
+        caller,
+      );
+      await tasks.execute(
+        'FailTask',
         { taskId, attempt: null, reason: 'worker_lost', error: 'no worker holds attempt 1' },
         { actorId: 'system:watchdog', correlationId: 'watchdog' },
       );
@@ -67,7 +71,7 @@ describe("an upload's bytes are deleted when its task ends, however it ends", ()
 
   it('cancelled before any worker took it', async () => {
     await scenario(async (tasks, taskId) => {
-      await tasks.cancel({ taskId, reason: null }, caller);
+      await tasks.execute('CancelTask', { taskId, reason: null }, caller);
     });
   });
 });

@@ -58,7 +58,7 @@ describe('deleting a document', function () {
     const found = await runtime.knowledge.search({ query: marker, topK: 5, initialK: 20 });
     expect(found.hits.map((hit) => hit.document.id)).to.include(docId);
 
-    await runtime.knowledge.documents.delete({ docId }, caller);
+    await runtime.knowledge.documents.execute('DeleteDocument', { docId }, caller);
     await settle(runtime);
     const after = await runtime.knowledge.search({ query: marker, topK: 5, initialK: 20 });
     expect(after.hits.map((hit) => hit.document.id)).to.not.include(docId);

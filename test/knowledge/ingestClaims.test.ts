@@ -4,6 +4,7 @@ import { reserve } from '../../src/commands/reservation.js';
 import { SOURCE_RESERVATION, sha256, type IngestInput } from '../../src/knowledge/ingest.js';
 import { taskAttemptLease } from '../../src/workers/jobs.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 /**
  * The failure this guards against: an ingestion whose worker was killed after it had claimed its
@@ -51,8 +52,9 @@ describe("ingestion claims of a dead or resumed task's predecessor", function ()
   });
 
   it('takes over the claim of another task whose worker is gone, without waiting for a timeout of minutes', async () => {
-    const { taskId: dead } = await app.runtime.tasks.create('nobody-runs-this', {}, caller);
-    await app.runtime.tasks.beginAttempt(
+    const { taskId: dead } = await createTask(app.runtime.tasks, 'nobody-runs-this', {}, caller);
+    await app.runtime.tasks.execute(
+      'BeginAttempt',
       { taskId: dead, workerId: 'killed', maxAttempts: 3, resumable: true },
       caller,
     );
@@ -67,8 +69,9 @@ describe("ingestion claims of a dead or resumed task's predecessor", function ()
   });
 
   it('waits for another live task holding the claim, says so, and goes on once that task has ended', async () => {
-    const { taskId: live } = await app.runtime.tasks.create('nobody-runs-this', {}, caller);
-    await app.runtime.tasks.beginAttempt(
+    const { taskId: live } = await createTask(app.runtime.tasks, 'nobody-runs-this', {}, caller);
+    await app.runtime.tasks.execute(
+      'BeginAttempt',
       { taskId: live, workerId: 'alive', maxAttempts: 3, resumable: true },
       caller,
     );
@@ -84,7 +87,8 @@ describe("ingestion claims of a dead or resumed task's predecessor", function ()
         async onWait(message) {
           said.push(message);
           // The holder fails (its input was bad): its claim is free to take.
-          await app.runtime.tasks.fail(
+          await app.runtime.tasks.execute(
+            'FailTask',
             { taskId: live, attempt: 1, reason: 'job_error', error: 'broken' },
             caller,
           );

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createActionCommands } from '../../src/commands/actionCommands.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { actionAggregate, taskAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { actionReactor } from '../../src/tools/actionReactor.js';
 import { addTestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
@@ -59,11 +59,13 @@ describe('a confirmed action while the worker is down', function () {
       (event) => event.type === 'ActionConfirmed',
     )!;
     const reactor = actionReactor({
-      actions: createActionCommands({ eventStore: app.runtime.eventStore, clock: () => new Date() }),
-      tasks: createTaskCommands({
+      actions: createCommandService(actionAggregate, {
         eventStore: app.runtime.eventStore,
         clock: () => new Date(),
-        newId: () => 'unused',
+      }),
+      tasks: createCommandService(taskAggregate, {
+        eventStore: app.runtime.eventStore,
+        clock: () => new Date(),
       }),
     });
     await reactor.react(confirmedEvent);

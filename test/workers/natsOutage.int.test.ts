@@ -1,8 +1,8 @@
 import { taskCompleted } from '../support/taskCompleted.js';
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createNatsBus } from '../../src/bus/natsBus.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry, enqueueTask, type JobType } from '../../src/workers/jobs.js';
@@ -10,6 +10,7 @@ import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { capturedLog } from '../support/capturedLog.js';
 import { eventually } from '../support/eventually.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 /**
  * The failure this guards against: a worker renewed its delivery on a timer without handling the
@@ -42,7 +43,7 @@ describe('a task worker survives a NATS outage in the middle of a task', functio
     const bus = createNatsBus({ url: server!.url, prefix: `outage_${process.pid}_${Date.now()}`, log });
     const eventStore = createMemoryEventStore();
     const leases = createSqliteReadStore({ path: ':memory:' });
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
@@ -67,7 +68,7 @@ describe('a task worker survives a NATS outage in the middle of a task', functio
     });
     worker.start();
     try {
-      const { taskId } = await tasks.create('waits', {}, { actorId: 'test', correlationId: 'c' });
+      const { taskId } = await createTask(tasks, 'waits', {}, { actorId: 'test', correlationId: 'c' });
       await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'waits' });
       await eventually(() => (started === 1 ? true : undefined), 20_000);
 

@@ -1,9 +1,9 @@
 import { taskCompleted } from '../support/taskCompleted.js';
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Bus } from '../../src/bus/bus.js';
 import { createNatsBus } from '../../src/bus/natsBus.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { silentLogger } from '../../src/log.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
@@ -12,6 +12,7 @@ import { createJobRegistry, enqueueTask } from '../../src/workers/jobs.js';
 import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 /**
  * The failure this guards against: with JetStream's two-minute duplicate window, a job enqueued
@@ -41,7 +42,7 @@ describe('NATS redelivery never supersedes a healthy task', function () {
     open.push(busA, busB);
     const eventStore = createMemoryEventStore();
     const leases = createSqliteReadStore({ path: ':memory:' });
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     const caller = { actorId: 'test', correlationId: 'c' };
 
     let finish: () => void = () => undefined;
@@ -71,7 +72,7 @@ describe('NATS redelivery never supersedes a healthy task', function () {
     );
     workers.forEach((worker) => worker.start());
 
-    const { taskId } = await tasks.create('long', {}, caller);
+    const { taskId } = await createTask(tasks, 'long', {}, caller);
     const key = `created-${taskId}`;
     expect(await enqueueTask(busA, key, { taskId, jobType: 'long' })).to.equal(true);
     await eventually(() => (runs.length === 1 ? true : undefined), 10_000);

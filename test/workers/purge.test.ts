@@ -9,6 +9,7 @@ import { TASKS } from '../../src/projections/tasksProjection.js';
 import { eventually } from '../support/eventually.js';
 import { stepsJob } from '../support/testJobs.js';
 import { filesContaining } from '../support/filesContaining.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('purging a stream', function () {
   this.timeout(30_000);
@@ -29,15 +30,20 @@ describe('purging a stream', function () {
     let runtime = await open();
     await runtime.start();
     // Other data that must survive, with a marker of its own.
-    const kept = await runtime.tasks.create('steps', { steps: 1, stepMs: 1, note: 'KEEP-ME-1234' }, caller);
-    const doomed = await runtime.tasks.create('steps', { steps: 2, stepMs: 1, secret: marker }, caller);
+    const kept = await createTask(
+      runtime.tasks,
+      'steps',
+      { steps: 1, stepMs: 1, note: 'KEEP-ME-1234' },
+      caller,
+    );
+    const doomed = await createTask(runtime.tasks, 'steps', { steps: 2, stepMs: 1, secret: marker }, caller);
     await eventually(async () => {
       const task = await runtime.readModels.get<{ id: string; status: string }>(TASKS, doomed.taskId);
       return task?.status === 'completed' ? true : undefined;
     });
     expect(filesContaining(dir, marker)).to.not.deep.equal([]);
 
-    const purge = await runtime.tasks.purge({ taskId: doomed.taskId }, caller);
+    const purge = await runtime.tasks.execute('PurgeTask', { taskId: doomed.taskId }, caller);
     expect(purge.appended.map((event) => event.type)).to.deep.equal(['TaskPurged']);
     expect(await runtime.reactors.waitFor(purge.position, 10_000)).to.equal(true);
     expect(await runtime.projections.waitFor(purge.position)).to.equal(true);
@@ -51,7 +57,9 @@ describe('purging a stream', function () {
     ]);
     expect(filesContaining(dir, marker)).to.deep.equal([]);
     // Purging again changes nothing.
-    expect((await runtime.tasks.purge({ taskId: doomed.taskId }, caller)).appended).to.deep.equal([]);
+    expect(
+      (await runtime.tasks.execute('PurgeTask', { taskId: doomed.taskId }, caller)).appended,
+    ).to.deep.equal([]);
     await runtime.stop();
     expect(filesContaining(dir, marker)).to.deep.equal([]);
 
@@ -70,8 +78,8 @@ describe('purging a stream', function () {
     await runtime.start();
     try {
       const caller = { actorId: 'user-1', correlationId: 'c' };
-      const { taskId } = await runtime.tasks.create('nobody-runs-this', {}, caller);
-      const error = await runtime.tasks.purge({ taskId }, caller).then(
+      const { taskId } = await createTask(runtime.tasks, 'nobody-runs-this', {}, caller);
+      const error = await runtime.tasks.execute('PurgeTask', { taskId }, caller).then(
         () => null,
         (failure: unknown) => failure,
       );

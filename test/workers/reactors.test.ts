@@ -8,6 +8,7 @@ import type { JobType } from '../../src/workers/jobs.js';
 import { createReactorRunner, type Reactor } from '../../src/workers/reactors.js';
 import { eventually } from '../support/eventually.js';
 import { startTestApp } from '../support/testApp.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 const metadata = { now: '2026-11-24T10:00:00.000Z', actorId: 'tester', correlationId: 'c' };
 const append = (store: EventStore, type: string, n: number) =>
@@ -127,10 +128,11 @@ describe('reactors', () => {
     try {
       const caller = { actorId: 't', correlationId: 'c' };
       const ids: string[] = [];
-      for (let i = 0; i < 3; i += 1) ids.push((await app.runtime.tasks.create('record', {}, caller)).taskId);
+      for (let i = 0; i < 3; i += 1)
+        ids.push((await createTask(app.runtime.tasks, 'record', {}, caller)).taskId);
       await eventually(() => (ran.length === 3 ? true : undefined));
       await app.runtime.projections.rebuild('tasks');
-      const { taskId, position } = await app.runtime.tasks.create('record', {}, caller);
+      const { taskId, position } = await createTask(app.runtime.tasks, 'record', {}, caller);
       expect(await app.runtime.reactors.waitFor(position)).to.equal(true);
       await eventually(() => (ran.includes(taskId) ? true : undefined));
       expect([...ran].sort()).to.deep.equal([...ids, taskId].sort());

@@ -1,8 +1,8 @@
 import { taskCompleted } from '../support/taskCompleted.js';
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createLocalBus } from '../../src/bus/localBus.js';
-import { createTaskCommands, type TaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate, type TaskCommands } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
 import { silentLogger } from '../../src/log.js';
@@ -11,6 +11,7 @@ import { createJobRegistry, enqueueTask, type JobType } from '../../src/workers/
 import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { startCpuLoad } from '../support/cpuLoad.js';
 import { sleep } from '../support/eventually.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('task worker: an engine outage during an attempt', function () {
   this.timeout(30_000);
@@ -19,7 +20,7 @@ describe('task worker: an engine outage during an attempt', function () {
     const eventStore = createMemoryEventStore();
     const leases = createSqliteReadStore({ path: ':memory:' });
     const bus = createLocalBus();
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     const job: JobType = {
       name: 'flaky-store',
       maxAttempts: 3,
@@ -40,7 +41,7 @@ describe('task worker: an engine outage during an attempt', function () {
     });
     worker.start();
     try {
-      const { taskId } = await tasks.create('flaky-store', {}, { actorId: 'test', correlationId: 'c' });
+      const { taskId } = await createTask(tasks, 'flaky-store', {}, { actorId: 'test', correlationId: 'c' });
       await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'flaky-store' });
       const events = await taskCompleted(eventStore, taskId, 20_000);
       expect(events.map((event) => event.type)).to.deep.equal([
@@ -66,15 +67,17 @@ describe('task worker: an attempt is alive from the moment its job is taken', fu
     const eventStore = createMemoryEventStore();
     const leases = createSqliteReadStore({ path: ':memory:' });
     const bus = createLocalBus();
-    const real = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const real = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     let begun = 0;
     // A worker whose first step is slow (a loaded machine, a slow event store): three claim timeouts.
     const tasks: TaskCommands = {
       ...real,
-      async beginAttempt(data, caller) {
-        begun += 1;
-        await sleep(3 * claimTimeoutMs);
-        return real.beginAttempt(data, caller);
+      async execute(type, data, caller) {
+        if (type === 'BeginAttempt') {
+          begun += 1;
+          await sleep(3 * claimTimeoutMs);
+        }
+        return real.execute(type, data, caller);
       },
     };
     const runs: number[] = [];
@@ -101,7 +104,7 @@ describe('task worker: an attempt is alive from the moment its job is taken', fu
     const load = startCpuLoad(2);
     try {
       workers.forEach((worker) => worker.start());
-      const { taskId } = await real.create('quick', {}, { actorId: 'test', correlationId: 'c' });
+      const { taskId } = await createTask(real, 'quick', {}, { actorId: 'test', correlationId: 'c' });
       await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'quick' });
       const events = await taskCompleted(eventStore, taskId, 30_000);
       expect(events.map((event) => event.type)).to.deep.equal([

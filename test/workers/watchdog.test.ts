@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createLocalBus } from '../../src/bus/localBus.js';
-import { createTaskCommands } from '../../src/commands/taskCommands.js';
+import { taskAggregate } from '../../src/commands/aggregates.js';
+import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { createProjectionStack } from '../../src/projections/stack.js';
 import { TASKS, tasksProjection, type TaskView } from '../../src/projections/tasksProjection.js';
@@ -14,6 +14,7 @@ import { createTaskWatchdog } from '../../src/workers/taskWatchdog.js';
 import { silentLogger } from '../../src/log.js';
 import { eventually, sleep, startTestApp, type TestApp } from '../support/testApp.js';
 import { stepsJob } from '../support/testJobs.js';
+import { createTask } from '../../src/commands/newTask.js';
 
 describe('task watchdog', () => {
   let app: TestApp;
@@ -42,8 +43,9 @@ describe('task watchdog', () => {
 
   it('fails a running task whose worker fell silent beyond the stall timeout, saying so', async () => {
     // A task some worker began and then went silent: its last sign of life is its start.
-    const { taskId } = await app.runtime.tasks.create('ghost-job', {}, caller);
-    const begun = await app.runtime.tasks.beginAttempt(
+    const { taskId } = await createTask(app.runtime.tasks, 'ghost-job', {}, caller);
+    const begun = await app.runtime.tasks.execute(
+      'BeginAttempt',
       { taskId, workerId: 'gone', maxAttempts: 3, resumable: true },
       caller,
     );
@@ -60,8 +62,9 @@ describe('task watchdog', () => {
   });
 
   it('leaves a silent running task alone while its worker holds the attempt lease', async () => {
-    const { taskId } = await app.runtime.tasks.create('ghost-job', {}, caller);
-    const begun = await app.runtime.tasks.beginAttempt(
+    const { taskId } = await createTask(app.runtime.tasks, 'ghost-job', {}, caller);
+    const begun = await app.runtime.tasks.execute(
+      'BeginAttempt',
       { taskId, workerId: 'alive', maxAttempts: 3, resumable: true },
       caller,
     );
@@ -80,7 +83,7 @@ describe('task watchdog', () => {
   });
 
   it('fails a task of a job type no worker knows once it has waited past the stall timeout', async () => {
-    const { taskId, position } = await app.runtime.tasks.create('nobody-runs-this', {}, caller);
+    const { taskId, position } = await createTask(app.runtime.tasks, 'nobody-runs-this', {}, caller);
     await app.runtime.projections.waitFor(position);
     await watchdogAt(new Date(Date.now() + 10_000)).sweep();
     await projected();
@@ -94,7 +97,7 @@ describe('task watchdog', () => {
   });
 
   it('fails a task whose job the bus dead-lettered', async () => {
-    const { taskId, position } = await app.runtime.tasks.create('ghost-job', {}, caller);
+    const { taskId, position } = await createTask(app.runtime.tasks, 'ghost-job', {}, caller);
     await app.runtime.projections.waitFor(position);
     const watchdog = watchdogAt(new Date());
     watchdog.start();
@@ -129,7 +132,7 @@ describe('task watchdog', () => {
       log: silentLogger,
     });
     await engine.start();
-    const tasks = createTaskCommands({ eventStore, clock: () => new Date(), newId: randomUUID });
+    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
     const jobs = createJobRegistry([stepsJob]);
     const worker = createTaskWorker({
       bus,
@@ -140,7 +143,7 @@ describe('task watchdog', () => {
       log: silentLogger,
     });
     worker.start();
-    const { taskId, position } = await tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
+    const { taskId, position } = await createTask(tasks, 'steps', { steps: 1, stepMs: 1 }, caller);
     await engine.waitFor(position);
     await sleep(200);
     expect((await readModels.get<TaskView>(TASKS, taskId))!.status).to.equal('pending');
@@ -164,7 +167,7 @@ describe('task watchdog', () => {
   });
 
   it('leaves finished tasks alone', async () => {
-    const { taskId } = await app.runtime.tasks.create('steps', { steps: 1, stepMs: 1 }, caller);
+    const { taskId } = await createTask(app.runtime.tasks, 'steps', { steps: 1, stepMs: 1 }, caller);
     await eventually(async () =>
       (await app.http.get(`/api/v1/tasks/${taskId}`)).body.status === 'completed' ? true : undefined,
     );

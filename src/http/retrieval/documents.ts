@@ -1,5 +1,5 @@
 import type { Caller } from '../../commands/context.js';
-import type { DocumentCommands } from '../../commands/documentCommands.js';
+import type { DocumentCommands } from '../../commands/aggregates.js';
 import { NotFoundError } from '../../domain/shared/index.js';
 import type { ReadModels } from '../../projections/readModels.js';
 import {
@@ -95,7 +95,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
     caller: Caller,
   ): Promise<{ status: 'deleted' | 'not_found' | 'error'; message: string | null; position: number }> {
     try {
-      const outcome = await deps.documents.delete({ docId }, caller);
+      const outcome = await deps.documents.execute('DeleteDocument', { docId }, caller);
       return { status: 'deleted', message: 'Document deleted', position: outcome.position };
     } catch (error) {
       if (error instanceof NotFoundError)

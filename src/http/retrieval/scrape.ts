@@ -1,5 +1,5 @@
 import type { Caller } from '../../commands/context.js';
-import type { TaskCommands } from '../../commands/taskCommands.js';
+import type { TaskCommands } from '../../commands/aggregates.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from '../../knowledge/scrapeJob.js';
@@ -10,6 +10,7 @@ import { defineRoute } from '../route.js';
 import { errorResponses } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
 import { ingestionSchema } from './upload.js';
+import { createTask } from '../../commands/newTask.js';
 
 export interface ScrapeRouteDeps {
   tasks: TaskCommands;
@@ -44,7 +45,7 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
       actorId: caller.actorId,
       correlationId: caller.correlationId,
     };
-    const created = await deps.tasks.create(SCRAPE_JOB, { ...input }, caller);
+    const created = await createTask(deps.tasks, SCRAPE_JOB, { ...input }, caller);
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),

@@ -1,4 +1,4 @@
-import type { TaskCommands } from '../../commands/taskCommands.js';
+import type { TaskCommands } from '../../commands/aggregates.js';
 import { isFinished } from '../../domain/task/decider.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../../domain/task/events.js';
 import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
@@ -175,7 +175,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
       },
       async handle({ params, caller }) {
         // The decider answers an unknown task with task_not_found (404) from the task's own stream.
-        const outcome = await deps.tasks.cancel({ taskId: params.task_id, reason: null }, caller);
+        const outcome = await deps.tasks.execute(
+          'CancelTask',
+          { taskId: params.task_id, reason: null },
+          caller,
+        );
         const message = outcome.appended.length > 0 ? 'Task cancelled' : 'Task was already cancelled';
         return {
           body: { task_id: params.task_id, status: 'cancelled', message },

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { TaskCommands } from '../../commands/taskCommands.js';
+import type { TaskCommands } from '../../commands/aggregates.js';
 import type { EventStore } from '../../eventStore/eventStore.js';
 import type { BlobStore } from '../../blobStore/blobStore.js';
 import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
@@ -18,6 +18,7 @@ import type { UploadedFile } from '../route.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
+import { createTask } from '../../commands/newTask.js';
 
 export interface UploadRouteDeps {
   tasks: TaskCommands;
@@ -135,7 +136,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       actorId: caller.actorId,
       correlationId: caller.correlationId,
     };
-    const created = await deps.tasks.create(INGEST_UPLOAD_JOB, { ...input }, caller);
+    const created = await createTask(deps.tasks, INGEST_UPLOAD_JOB, { ...input }, caller);
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
