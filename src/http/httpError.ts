@@ -17,6 +17,11 @@ export class HttpError extends Error {
   override readonly name = 'HttpError';
   /** Logged where it happened (a chat turn, which runs on after its request): not logged again. */
   alreadyLogged = false;
+  /**
+   * The log position of what the failed request recorded (a chat turn's failure is a message of its
+   * conversation): with `readAfterWrite`, the error waits for it like a success would.
+   */
+  position: number | undefined = undefined;
   constructor(
     readonly status: number,
     readonly type: string,

@@ -40,15 +40,33 @@ export const STALE_READ_HEADER = 'X-Read-Your-Writes';
 /** Waits for the route's projections to reach the response's position; says so when it gave up. */
 async function awaitProjections(
   route: Route,
-  response: RouteResponse,
+  position: number | undefined,
   readYourWrites: ReadYourWrites | undefined,
 ): Promise<Record<string, string>> {
-  if (response.position === undefined || !route.readAfterWrite?.length || !readYourWrites) return {};
-  const behind = await readYourWrites.behind(response.position, {
+  if (position === undefined || !route.readAfterWrite?.length || !readYourWrites) return {};
+  const behind = await readYourWrites.behind(position, {
     projections: route.readAfterWrite,
     timeoutMs: readYourWrites.timeoutMs,
   });
   return behind.length === 0 ? {} : { [STALE_READ_HEADER]: `timeout; projections=${behind.join(',')}` };
+}
+
+/**
+ * Runs the handler; a failure that recorded something (it carries a position) is answered once the
+ * route's projections hold it, as a success would be, so the next read shows what the error says.
+ */
+async function handleRecordingFailures(
+  route: Route,
+  readYourWrites: ReadYourWrites | undefined,
+  request: Parameters<Route['handle']>[0],
+): Promise<RouteResponse | void> {
+  try {
+    return await route.handle(request);
+  } catch (error) {
+    if (error instanceof HttpError && error.position !== undefined)
+      Object.assign(error.headers, await awaitProjections(route, error.position, readYourWrites));
+    throw error;
+  }
 }
 
 /** What the request-context middleware leaves on `ctx.state`. */
@@ -318,7 +336,7 @@ export function mountRoutes(
           }
         }
       }
-      const response = await route.handle({
+      const response = await handleRecordingFailures(route, options.readYourWrites, {
         query,
         params,
         body: parsedBody,
@@ -334,7 +352,7 @@ export function mountRoutes(
         koa: ctx,
       });
       if (response) {
-        const staleness = await awaitProjections(route, response, options.readYourWrites);
+        const staleness = await awaitProjections(route, response.position, options.readYourWrites);
         ctx.status = response.status ?? 200;
         ctx.body = response.body;
         for (const [name, value] of Object.entries({ ...response.headers, ...staleness }))

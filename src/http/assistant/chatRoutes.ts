@@ -131,8 +131,10 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
       type === 'service_unavailable'
         ? serviceUnavailable(detail)
         : new HttpError(statusOfTurnError(type), type, detail);
-    // The turn logged its own failure.
+    // The turn logged its own failure, and recorded it as a message of its conversation.
     error.alreadyLogged = true;
+    // Waiting for read models is pointless when a store is what failed.
+    if (turn.position > 0 && type !== 'service_unavailable') error.position = turn.position;
     throw error;
   }
   if (end?.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
