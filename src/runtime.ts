@@ -50,7 +50,7 @@ import {
 } from './workers/conversationPurge.js';
 import { createSessionStore, type SessionStore } from './users/sessions.js';
 import { actionsProjection } from './projections/actionsProjection.js';
-import { actionReactor } from './tools/actionReactor.js';
+import { actionWorkflow } from './tools/actionWorkflow.js';
 import { builtinTools } from './tools/builtinTools.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
 import { toolJob } from './tools/toolJob.js';
@@ -309,6 +309,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     tools: toolInfo,
     newId: randomUUID,
   });
+  const conversationCommands = createCommandService(conversationAggregate, { eventStore, snapshots, clock });
   const reactors = createReactorRunner({
     eventStore,
     readStore,
@@ -318,14 +319,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       taskDispatchReactor(bus),
       purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
       ...knowledge.reactors,
-      actionReactor({ actions, tasks }),
+      actionWorkflow({ actions, tasks, conversations: conversationCommands }),
       onboardingReactor({ onboarding, commands: onboardingCommands }),
     ],
   });
   const users = createUsers({ eventStore, readModels, clock });
   const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
   const conversations = createConversations({
-    commands: createCommandService(conversationAggregate, { eventStore, snapshots, clock }),
+    commands: conversationCommands,
     readModels,
     newId: randomUUID,
     purgeAfterMs: config.conversationPurgeAfterMs,

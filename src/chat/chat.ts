@@ -121,11 +121,15 @@ function userContent(request: TurnRequest): string {
   return `${request.message}\n\n${parts.join('\n\n')}`;
 }
 
-/** The conversation so far as a model reads it: questions and final answers, without tool traffic. */
+/**
+ * The conversation so far as a model reads it: questions, final answers and what became of pending
+ * actions, without tool traffic.
+ */
 function historyMessages(messages: readonly MessageView[]): ChatMessage[] {
   return messages.flatMap((message): ChatMessage[] => {
     if (message.role === 'user') return [{ role: 'user', content: message.content }];
-    if (message.role === 'assistant' && message.turnEnd && !message.turnEnd.error && message.content) {
+    const finalAnswer = message.turnEnd && !message.turnEnd.error;
+    if (message.role === 'assistant' && (finalAnswer || message.action) && message.content) {
       return [{ role: 'assistant', content: message.content }];
     }
     return [];
@@ -188,7 +192,10 @@ export function createChat(options: ChatOptions) {
       };
     }
     if (entry.policy === 'confirm') {
-      const requested = await tools.request(request.owner, call.name, checked.params, request.caller);
+      const requested = await tools.request(request.owner, call.name, checked.params, request.caller, {
+        conversationId: request.conversationId,
+        toolCallId: call.id,
+      });
       return {
         ...base,
         success: false,

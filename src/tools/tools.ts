@@ -154,6 +154,8 @@ export function createTools(options: ToolsOptions) {
       tool: string,
       params: Record<string, unknown>,
       caller: Caller,
+      /** The chat turn's conversation and tool call, when a chat turn asks: told the outcome. */
+      asker: { conversationId: string | null; toolCallId: string } | null = null,
     ): Promise<ActionOutcome & { actionId: string }> {
       const definition = registry.get(tool);
       if (!definition) throw new NotFoundError('tool_not_found', `No tool named ${tool}`);
@@ -161,7 +163,7 @@ export function createTools(options: ToolsOptions) {
       const expiresAt = new Date(clock().getTime() + options.actionExpiryMs).toISOString();
       const outcome = await actions.execute(
         'RequestAction',
-        { actionId, owner, tool, params, risk: definition.risk, expiresAt },
+        { actionId, owner, tool, params, risk: definition.risk, expiresAt, ...(asker ?? {}) },
         caller,
       );
       return { ...outcome, actionId };
@@ -173,7 +175,11 @@ export function createTools(options: ToolsOptions) {
      * and refused.
      */
     async confirm(owner: string, actionId: string, caller: Caller, signal: AbortSignal) {
-      const outcome = await actions.execute('ConfirmAction', { actionId, owner }, caller);
+      const outcome = await actions.execute(
+        'ConfirmAction',
+        { actionId, owner, taskId: options.newId() },
+        caller,
+      );
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'Expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);

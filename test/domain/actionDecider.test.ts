@@ -7,6 +7,7 @@ const at = (now: string): Metadata => ({ now, actorId: 'user:alice', correlation
 const before = at('2026-11-24T10:00:00.000Z');
 const after = at('2026-11-24T11:00:00.000Z');
 const actionId = 'a-1';
+const taskId = 't-1';
 const command = <T extends ActionCommand['type']>(
   type: T,
   data: Extract<ActionCommand, { type: T }>['data'],
@@ -22,12 +23,12 @@ const request = {
   expiresAt: '2026-11-24T10:30:00.000Z',
 };
 const pending = { type: 'ActionPending', data: request } as const;
-const confirmed = { type: 'ActionConfirmed', data: { actionId } } as const;
+const confirmed = { type: 'ActionConfirmed', data: { actionId, taskId } } as const;
 const rejected = { type: 'ActionRejected', data: { actionId, reason: 'not now' } } as const;
 const expired = { type: 'ActionExpired', data: { actionId } } as const;
 const executed = {
   type: 'ActionExecuted',
-  data: { actionId, taskId: actionId, result: { deleted: true }, executionTimeMs: 3 },
+  data: { actionId, taskId, result: { deleted: true }, executionTimeMs: 3 },
 } as const;
 const ok = { ok: true as const, result: { deleted: true } };
 
@@ -42,22 +43,22 @@ describe('action decider', () => {
   it('confirms a pending action of its owner, once', () => {
     action
       .given([pending])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
       .then([confirmed]);
     action
       .given([pending, confirmed])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
       .then([]);
     action
       .given([pending, confirmed, executed])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
       .then([]);
   });
 
   it("answers another user's action, or none, as unknown", () => {
     action
       .given([pending])
-      .when(command('ConfirmAction', { actionId, owner: 'bob' }))
+      .when(command('ConfirmAction', { actionId, owner: 'bob', taskId }))
       .thenThrows('action_not_found');
     action
       .given([pending])
@@ -65,7 +66,7 @@ describe('action decider', () => {
       .thenThrows('action_not_found');
     action
       .given([])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
       .thenThrows('action_not_found');
   });
 
@@ -80,7 +81,7 @@ describe('action decider', () => {
       .then([]);
     action
       .given([pending, rejected])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
       .thenThrows('action_rejected');
     action
       .given([pending, confirmed])
@@ -91,7 +92,7 @@ describe('action decider', () => {
   it('expires a pending action found past its time; an expired one cannot be confirmed', () => {
     action
       .given([pending])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }, after))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }, after))
       .then([expired]);
     action
       .given([pending])
@@ -99,12 +100,12 @@ describe('action decider', () => {
       .then([expired]);
     action
       .given([pending, expired])
-      .when(command('ConfirmAction', { actionId, owner: 'alice' }, after))
+      .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }, after))
       .thenThrows('action_expired');
   });
 
   it('records the outcome of a confirmed action once, and of no other', () => {
-    const outcome = { actionId, taskId: actionId, outcome: ok, executionTimeMs: 3 };
+    const outcome = { actionId, taskId, outcome: ok, executionTimeMs: 3 };
     action.given([pending, confirmed]).when(command('RecordActionOutcome', outcome)).then([executed]);
     action.given([pending, confirmed, executed]).when(command('RecordActionOutcome', outcome)).then([]);
     action.given([pending]).when(command('RecordActionOutcome', outcome)).then([]);
@@ -113,13 +114,25 @@ describe('action decider', () => {
       .when(
         command('RecordActionOutcome', {
           actionId,
-          taskId: actionId,
+          taskId,
           outcome: { ok: false, error: 'boom' },
           executionTimeMs: 1,
         }),
       )
-      .then([
-        { type: 'ActionFailed', data: { actionId, taskId: actionId, error: 'boom', executionTimeMs: 1 } },
-      ]);
+      .then([{ type: 'ActionFailed', data: { actionId, taskId, error: 'boom', executionTimeMs: 1 } }]);
+  });
+
+  it('records only the outcome of the task its confirmation named', () => {
+    const other = { actionId, taskId: 't-2', outcome: ok, executionTimeMs: 3 };
+    action.given([pending, confirmed]).when(command('RecordActionOutcome', other)).then([]);
+  });
+
+  it('takes the task of a confirmation recorded before tasks were named to be the action’s own id', () => {
+    const older = { type: 'ActionConfirmed', data: { actionId } } as const;
+    const outcome = { actionId, taskId: actionId, outcome: ok, executionTimeMs: 3 };
+    action
+      .given([pending, older])
+      .when(command('RecordActionOutcome', outcome))
+      .then([{ ...executed, data: { ...executed.data, taskId: actionId } }]);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { eventually } from '../support/eventually.js';
 import { resetAssistantSettings } from '../support/assistantSettings.js';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import {
@@ -131,6 +132,85 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     await app.http.get(`/api/v1/documents/${docId}`).expect(200);
     const fed = String(lastMessage(chatRequests().at(-1)!).content);
     expect(fed).to.include('requires_confirmation').and.to.include(call!.action_id!);
+  });
+
+  it('tells the conversation what became of its pending actions, and the model reads it in the next turn', async () => {
+    const uploaded = await app.http
+      .post('/api/v1/upload')
+      .attach('file', Buffer.from(`# Outcomes\n\nA page to delete, ${Date.now()}.\n`), 'outcomes.md')
+      .expect(200);
+    const docId = String((uploaded.body as { doc_id: string }).doc_id);
+    let round = 0;
+    script = (request) =>
+      lastMessage(request).role === 'user' && round++ < 2
+        ? {
+            toolCalls: [
+              { id: `call_${round}`, name: 'delete_document', arguments: JSON.stringify({ doc_id: docId }) },
+            ],
+          }
+        : { content: 'Noted.' };
+    const first = dataOf(await chat({ user_message: 'Delete the new readme' }).expect(200));
+    const conversationId = String(first['conversation_id']);
+    const [confirmCall] = first['tool_calls'] as Array<ToolCall & { action_id: string }>;
+    const second = dataOf(
+      await chat({ user_message: 'And ask me again', conversation_id: conversationId }).expect(200),
+    );
+    const [rejectCall] = second['tool_calls'] as Array<ToolCall & { action_id: string }>;
+
+    const confirmed = await app.http
+      .post(`${API}.confirm_action`)
+      .set('Authorization', alice.authorization)
+      .send({ action_id: confirmCall!.action_id })
+      .expect(200);
+    expect(dataOf(confirmed), JSON.stringify(dataOf(confirmed))).to.include({
+      status: 'Executed',
+      action_id: confirmCall!.action_id,
+    });
+    expect(dataOf(confirmed)['task_id']).to.be.a('string').and.not.equal(confirmCall!.action_id);
+    await app.http
+      .post(`${API}.reject_action`)
+      .set('Authorization', alice.authorization)
+      .send({ action_id: rejectCall!.action_id, reason: 'changed my mind' })
+      .expect(200);
+
+    const told = await eventually(
+      async () => {
+        const history = await app.http
+          .get(`${API}.get_conversation_history`)
+          .query({ conversation_id: conversationId })
+          .set('Authorization', alice.authorization)
+          .expect(200);
+        const outcomes = (dataOf(history)['messages'] as Array<Record<string, unknown>>).filter(
+          (message) => message['action'],
+        );
+        return outcomes.length === 2 ? outcomes : undefined;
+      },
+      20_000,
+      'the two outcomes in the conversation',
+    );
+    const byAction = new Map(
+      told.map((message) => [(message['action'] as { action_id: string }).action_id, message]),
+    );
+    expect(byAction.get(confirmCall!.action_id)).to.deep.include({
+      role: 'assistant',
+      action: { action_id: confirmCall!.action_id, status: 'Executed', tool_call_id: 'call_1' },
+    });
+    expect(String(byAction.get(confirmCall!.action_id)!['content']))
+      .to.include('ran')
+      .and.include(docId);
+    expect(byAction.get(rejectCall!.action_id)).to.deep.include({
+      role: 'assistant',
+      action: { action_id: rejectCall!.action_id, status: 'Rejected', tool_call_id: 'call_2' },
+    });
+    expect(String(byAction.get(rejectCall!.action_id)!['content'])).to.include('changed my mind');
+
+    model.requests.length = 0;
+    await chat({ user_message: 'What happened?', conversation_id: conversationId }).expect(200);
+    const fed = JSON.stringify(chatRequests()[0]!.messages);
+    expect(fed)
+      .to.include(`action ${confirmCall!.action_id}) ran`)
+      .and.include('was rejected: changed my mind');
+    await app.http.get(`/api/v1/documents/${docId}`).expect(404);
   });
 
   it('returns the proposed calls without running them when auto_execute_tools is false', async () => {

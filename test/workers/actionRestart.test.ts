@@ -2,13 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { actionAggregate, taskAggregate } from '../../src/commands/aggregates.js';
+import { actionAggregate, conversationAggregate, taskAggregate } from '../../src/commands/aggregates.js';
 import { createCommandService } from '../../src/commands/commandService.js';
-import { actionReactor } from '../../src/tools/actionReactor.js';
+import { actionWorkflow } from '../../src/tools/actionWorkflow.js';
 import { addTestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
 import { confirmAction, requestDocumentDeletion } from '../support/pendingDeletion.js';
+import { tasksOfAction } from '../support/actionTasks.js';
 
 describe('a confirmed action while the worker is down', function () {
   this.timeout(60_000);
@@ -41,7 +42,7 @@ describe('a confirmed action while the worker is down', function () {
       (error: Error) => expect(error.name).to.be.oneOf(['TimeoutError', 'AbortError']),
     );
     expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
-    expect(await count(`task-${actionId}`, 'TaskCreated')).to.equal(0);
+    expect(await tasksOfAction(app.runtime.eventStore, actionId)).to.deep.equal([]);
     await app.stop();
 
     // 3. The worker is back: the reactor resumes from its checkpoint and the action runs.
@@ -58,12 +59,16 @@ describe('a confirmed action while the worker is down', function () {
     const confirmedEvent = (await app.runtime.eventStore.readStream(`action-${actionId}`)).find(
       (event) => event.type === 'ActionConfirmed',
     )!;
-    const reactor = actionReactor({
+    const reactor = actionWorkflow({
       actions: createCommandService(actionAggregate, {
         eventStore: app.runtime.eventStore,
         clock: () => new Date(),
       }),
       tasks: createCommandService(taskAggregate, {
+        eventStore: app.runtime.eventStore,
+        clock: () => new Date(),
+      }),
+      conversations: createCommandService(conversationAggregate, {
         eventStore: app.runtime.eventStore,
         clock: () => new Date(),
       }),
@@ -74,8 +79,9 @@ describe('a confirmed action while the worker is down', function () {
     // 5. Another restart: still one task, one attempt, one outcome.
     app = await startToolsApp(dataDir);
     await app.runtime.reactors.waitFor(await app.runtime.eventStore.headPosition(), 5_000);
-    expect(await count(`task-${actionId}`, 'TaskCreated')).to.equal(1);
-    expect(await count(`task-${actionId}`, 'TaskStarted')).to.equal(1);
+    const tasks = await tasksOfAction(app.runtime.eventStore, actionId);
+    expect(tasks).to.have.length(1);
+    expect(await count(`task-${tasks[0]}`, 'TaskStarted')).to.equal(1);
     expect(await count(`action-${actionId}`, 'ActionExecuted')).to.equal(1);
     expect(await count(`action-${actionId}`, 'ActionFailed')).to.equal(0);
   });

@@ -3,7 +3,8 @@ import type { ActionRequest } from './events.js';
 
 /** `owner` is who asks (a user name): another user's action is answered as unknown. */
 export type RequestAction = Command<'RequestAction', ActionRequest>;
-export type ConfirmAction = Command<'ConfirmAction', { actionId: string; owner: string }>;
+/** `taskId`: the id the action's task will have, if this confirmation is the one that counts. */
+export type ConfirmAction = Command<'ConfirmAction', { actionId: string; owner: string; taskId: string }>;
 export type RejectAction = Command<
   'RejectAction',
   { actionId: string; owner: string; reason: string | null }

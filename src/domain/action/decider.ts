@@ -9,6 +9,8 @@ export type ActionState =
   | { status: 'none' }
   | (ActionRequest & {
       status: ActionStatus;
+      /** The task that runs the action, once confirmed. */
+      taskId: string | null;
       reason: string | null;
       result: unknown;
       error: string | null;
@@ -41,7 +43,9 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       const action = owned(state, actionId, command.data.owner);
       // Expiry is an outcome, recorded by whoever finds it due; the caller learns it from the state.
       if (expired(action, command.metadata.now)) return [{ type: 'ActionExpired', data: { actionId } }];
-      if (action.status === 'Pending') return [{ type: 'ActionConfirmed', data: { actionId } }];
+      if (action.status === 'Pending') {
+        return [{ type: 'ActionConfirmed', data: { actionId, taskId: command.data.taskId } }];
+      }
       // Confirmed again (a retry, or a second tab): nothing more to do, the first one runs it.
       if (action.status === 'Confirmed' || action.status === 'Executed' || action.status === 'Failed') {
         return [];
@@ -67,9 +71,9 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       if (state.status === 'none') {
         throw new NotFoundError('action_not_found', `Action ${actionId} does not exist`);
       }
-      // Only a confirmed action runs, and its outcome is recorded once.
-      if (state.status !== 'Confirmed') return [];
+      // Only a confirmed action runs, as its own task, and its outcome is recorded once.
       const { taskId, outcome, executionTimeMs } = command.data;
+      if (state.status !== 'Confirmed' || taskId !== state.taskId) return [];
       return outcome.ok
         ? [{ type: 'ActionExecuted', data: { actionId, taskId, result: outcome.result, executionTimeMs } }]
         : [{ type: 'ActionFailed', data: { actionId, taskId, error: outcome.error, executionTimeMs } }];
@@ -79,12 +83,21 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
 
 function evolve(state: ActionState, event: ActionEvent): ActionState {
   if (event.type === 'ActionPending') {
-    return { status: 'Pending', ...event.data, reason: null, result: null, error: null };
+    return {
+      status: 'Pending',
+      conversationId: null,
+      toolCallId: null,
+      ...event.data,
+      taskId: null,
+      reason: null,
+      result: null,
+      error: null,
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'ActionConfirmed':
-      return { ...state, status: 'Confirmed' };
+      return { ...state, status: 'Confirmed', taskId: event.data.taskId ?? event.data.actionId };
     case 'ActionRejected':
       return { ...state, status: 'Rejected', reason: event.data.reason };
     case 'ActionExpired':

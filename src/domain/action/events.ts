@@ -11,6 +11,12 @@ export type ActionRequest = {
   params: Record<string, unknown>;
   risk: RiskLevel;
   expiresAt: string;
+  /**
+   * The conversation whose chat turn asked for the call, and the model's id of that call: where the
+   * outcome is told. Absent on actions asked for outside a chat (`execute_tool`), and on older ones.
+   */
+  conversationId?: string | null;
+  toolCallId?: string | null;
 };
 
 /**
@@ -18,8 +24,11 @@ export type ActionRequest = {
  * Nothing has run yet.
  */
 export type ActionPending = Event<'ActionPending', ActionRequest>;
-/** The owner confirmed: the action reactor hands it to a worker, once. */
-export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string }>;
+/**
+ * The owner confirmed: the action workflow runs it as the task `taskId`, once. (Confirmations
+ * recorded before `taskId` existed ran their task under the action's own id.)
+ */
+export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string; taskId?: string }>;
 export type ActionRejected = Event<'ActionRejected', { actionId: string; reason: string | null }>;
 /** Recorded lazily: by the first command that finds the action past `expiresAt` while still pending. */
 export type ActionExpired = Event<'ActionExpired', { actionId: string }>;

@@ -17,6 +17,14 @@ export interface ToolResultRef {
   success: boolean;
 }
 
+/** What an assistant message tells of a pending action: its outcome, once it has one. */
+export interface ActionRef {
+  actionId: string;
+  status: string;
+  /** The model's id of the call that became the action, when a chat turn made it. */
+  toolCallId?: string;
+}
+
 /** A file attached to a message, by its content hash (the bytes live in the blob store, not here). */
 export interface AttachmentRef {
   sha256: string;
@@ -53,6 +61,7 @@ export type MessageFields = {
   toolCalls?: ToolCallRef[];
   toolResult?: ToolResultRef;
   attachments?: AttachmentRef[];
+  action?: ActionRef;
   turnId?: string;
   turnEnd?: TurnEnd;
 };

@@ -39,6 +39,15 @@ export const messageSchema = {
     tool_calls: { type: 'array', items: { type: 'object' } },
     tool_result: { type: 'object' },
     attachments: { type: 'array', items: { type: 'object' } },
+    action: {
+      type: 'object',
+      description: 'On the message that tells the outcome of a pending action its conversation asked for',
+      properties: {
+        action_id: { type: 'string' },
+        status: { type: 'string' },
+        tool_call_id: { type: 'string' },
+      },
+    },
     turn_id: {
       type: 'string',
       description: 'The user message that began the chat turn this message is part of',
@@ -95,6 +104,15 @@ export function messageData(message: MessageView) {
             mime_type: attachment.mimeType,
             size_bytes: attachment.sizeBytes,
           })),
+        }
+      : {}),
+    ...(message.action
+      ? {
+          action: {
+            action_id: message.action.actionId,
+            status: message.action.status,
+            ...(message.action.toolCallId ? { tool_call_id: message.action.toolCallId } : {}),
+          },
         }
       : {}),
     ...(message.turnId ? { turn_id: message.turnId } : {}),

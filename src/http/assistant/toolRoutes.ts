@@ -294,6 +294,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
           body: envelope({
             ...data,
             action_id: body.action_id,
+            ...(confirmed.state.taskId ? { task_id: confirmed.state.taskId } : {}),
             status:
               confirmed.outcome.state === 'running' ? 'Confirmed' : data.success ? 'Executed' : 'Failed',
           }),
