@@ -16,6 +16,8 @@ export async function embedWithCache(
   cache: EmbeddingCache,
   items: readonly TextToEmbed[],
   signal?: AbortSignal,
+  /** Told after each batch the embedder computed: how many of the texts it had to embed are done. */
+  onBatch?: (done: number, total: number) => Promise<void>,
 ): Promise<Map<string, Float32Array>> {
   const unique = new Map(items.map((item) => [item.hash, item.text]));
   const vectors = await cache.get(embedder.space, [...unique.keys()]);
@@ -30,6 +32,7 @@ export async function embedWithCache(
     const entries = slice.map(([hash], index) => ({ hash, vector: computed[index]! }));
     await cache.put(embedder.space, entries);
     for (const { hash, vector } of entries) vectors.set(hash, vector);
+    await onBatch?.(start + slice.length, missing.length);
   }
   return vectors;
 }

@@ -32,6 +32,35 @@ export interface IngestionOutcome {
   duplicateMessage: string | null;
   /** Log position of the document's events (0 when nothing was written). */
   position: number;
+  /** Milliseconds each stage took, for the stages it reached. */
+  timings: StageTimings;
+}
+
+/**
+ * The stages of an ingestion, in the order they run, each with the share of the whole that is done
+ * when it ends: what a task's progress says. Receiving the bytes is the job's; detecting, parsing
+ * (per page for paged formats), cleaning and chunking happen in a parse worker; claiming finds
+ * duplicates; embedding computes the vectors (the only place ingestion calls the embedder); indexing
+ * records the document, whose events the projections and the vector index then apply.
+ */
+export const INGESTION_STAGES = {
+  receive: 0.02,
+  detect: 0.05,
+  parse: 0.6,
+  clean: 0.65,
+  chunk: 0.7,
+  claim: 0.72,
+  embed: 0.92,
+  index: 0.98,
+} as const;
+export type IngestionStage = keyof typeof INGESTION_STAGES;
+export type StageTimings = Partial<Record<IngestionStage, number>>;
+
+/** Where an ingestion is: the stage under way or just ended, the share done, and a detail. */
+export interface StageReport {
+  stage: IngestionStage;
+  progress: number;
+  detail: string;
 }
 
 export interface IngestInput {
@@ -53,6 +82,8 @@ export interface IngestInput {
   docId?: string;
   /** Says what the ingestion waits for (another ingestion of the same source or content). */
   onWait?(message: string): Promise<void>;
+  /** Told as stages end and pages are parsed (it may throw to stop the ingestion: a cancelled task). */
+  onProgress?(report: StageReport): Promise<void>;
 }
 
 export interface IngestDeps {
@@ -113,6 +144,7 @@ function emptyOutcome(title: string): IngestionOutcome {
     existingDocTitle: null,
     duplicateMessage: null,
     position: 0,
+    timings: {},
   };
 }
 
@@ -175,7 +207,10 @@ function chunkInputs(result: SectionsResult): ChunkInput[] {
  * becomes `success: false` with the reason, and nothing is stored.
  */
 export function createIngestor(deps: IngestDeps) {
-  async function parse(input: IngestInput): Promise<SectionsResult> {
+  async function parse(
+    input: IngestInput,
+    stages: ReturnType<typeof stageReporter>,
+  ): Promise<SectionsResult> {
     const job: ParseJob = {
       kind: 'sections',
       fileName: input.fileName,
@@ -193,6 +228,11 @@ export function createIngestor(deps: IngestDeps) {
         let result: SectionsResult | null = null;
         for await (const event of deps.parser.run(job, input.signal)) {
           if (event.type === 'result') result = event.result as SectionsResult;
+          else if (event.type === 'stage') await stages.ended(event.stage, event.ms);
+          else if (event.type === 'pageParsed') {
+            const detail = `page ${event.page} of ${event.totalPages}`;
+            await stages.within('parse', event.page / event.totalPages, detail);
+          }
         }
         if (!result) throw new Error('the parse job ended without a result');
         return result;
@@ -268,17 +308,116 @@ export function createIngestor(deps: IngestDeps) {
     }
   }
 
+  /**
+   * The pipeline, one stage after another: parse (detect → parse → clean → chunk, in a parse
+   * worker) → claim (duplicates) → embed → index → done. Each stage says when it ends and how long
+   * it took; the outcome carries the timings.
+   */
   return async function ingest(input: IngestInput): Promise<IngestionOutcome> {
+    const timings: StageTimings = {};
+    const stages = stageReporter(input, timings);
+
+    // detect → parse → clean → chunk
     let parsed: SectionsResult;
     try {
-      parsed = await parse(input);
+      parsed = await parse(input, stages);
     } catch (error) {
       if (input.signal.aborted) throw error;
-      return failedOutcome(input.fileName, (error as Error).message);
+      return { ...failedOutcome(input.fileName, (error as Error).message), timings };
     }
     const title = parsed.document.metadata.title || input.fileName;
     const chunks = chunkInputs(parsed);
-    if (chunks.length === 0) return failedOutcome(title, 'The document has no text to store.');
+    if (chunks.length === 0)
+      return { ...failedOutcome(title, 'The document has no text to store.'), timings };
+
+    // claim: one document per source and per content
+    const claimed = await stages.run('claim', () => claimDocument(input, parsed, chunks, title));
+    if ('outcome' in claimed) return { ...claimed.outcome, timings };
+    const { docId, replace, reservations, contentHash, metadata } = claimed;
+
+    const previous = replace ? (await deps.documents.read(docId)).state : null;
+    try {
+      // embed: the vectors, cached by content hash for the vector index to take
+      await stages.run('embed', () =>
+        embedWithCache(
+          deps.embedder,
+          deps.embeddings,
+          chunks.map((chunk) => ({ hash: chunk.contentHash, text: chunk.text })),
+          input.signal,
+          (done, total) => stages.within('embed', done / total, `${done} of ${total} chunks`),
+        ),
+      );
+      // index: the document's events, which the read models and the vector index apply
+      const recorded = await stages.run('index', () =>
+        deps.documents.execute(
+          'IngestDocument',
+          {
+            docId,
+            source: input.source,
+            sourceKind: input.sourceKind,
+            title,
+            language: parsed.document.metadata.language ?? 'unknown',
+            format: parsed.document.format,
+            contentHash,
+            sizeBytes: input.bytes.byteLength,
+            chunkCount: chunks.length,
+            section: input.section,
+            chunks,
+            replace,
+            reservations,
+          },
+          input.caller,
+        ),
+      );
+      const first = recorded.appended[0];
+      const counts =
+        first?.type === 'DocumentReingested'
+          ? {
+              added: first.data.chunksAdded,
+              updated: first.data.chunksUpdated,
+              skipped: first.data.chunksSkipped,
+            }
+          : { added: chunks.length, updated: 0, skipped: 0 };
+      if (previous?.status === 'active') await releaseDropped(previous.reservations, reservations, metadata);
+      // done
+      return {
+        ...emptyOutcome(title),
+        docId,
+        chunksAdded: counts.added,
+        chunksUpdated: counts.updated,
+        chunksSkipped: counts.skipped,
+        position: recorded.position,
+        timings,
+      };
+    } catch (error) {
+      // Nothing was recorded: give back what this attempt claimed for a new document.
+      if (!replace) {
+        for (const reservation of reservations)
+          await release(deps.eventStore, reservation.kind, reservation.key, metadata);
+      }
+      throw error;
+    }
+  };
+
+  /**
+   * Claims the document's source and content, or says why there is nothing to store: a duplicate,
+   * or a resumed attempt whose predecessor stored the document and died before saying so.
+   */
+  async function claimDocument(
+    input: IngestInput,
+    parsed: SectionsResult,
+    chunks: ChunkInput[],
+    title: string,
+  ): Promise<
+    | { outcome: IngestionOutcome }
+    | {
+        docId: string;
+        replace: boolean;
+        reservations: Reservation[];
+        contentHash: string;
+        metadata: Metadata;
+      }
+  > {
     const contentHash = contentHashOf(parsed.fullText ?? chunks.map((chunk) => chunk.text).join('\n'));
     const metadata: Metadata = {
       ...deps.metadata(input.caller),
@@ -293,18 +432,24 @@ export function createIngestor(deps: IngestDeps) {
     let docId = candidateId;
     let replace = false;
     if (source.claimed && input.docId) {
-      // A resumed attempt whose predecessor stored the document and died before saying so.
       const stored = (await deps.documents.read(docId)).state;
       if (stored.status === 'active') {
         const [last] = await deps.eventStore.readStream(documentStream(docId), {
           direction: 'backwards',
           maxCount: 1,
         });
-        return { ...emptyOutcome(title), docId, chunksAdded: chunks.length, position: last?.position ?? 0 };
+        return {
+          outcome: {
+            ...emptyOutcome(title),
+            docId,
+            chunksAdded: chunks.length,
+            position: last?.position ?? 0,
+          },
+        };
       }
     }
     if (!source.claimed) {
-      if (input.skipDuplicates) return duplicateOutcome(title, sourceType, source.holder);
+      if (input.skipDuplicates) return { outcome: duplicateOutcome(title, sourceType, source.holder) };
       docId = source.holder.docId;
       replace = true;
     }
@@ -313,62 +458,41 @@ export function createIngestor(deps: IngestDeps) {
     if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentHash });
     else if (input.skipDuplicates) {
       if (!replace) await release(deps.eventStore, SOURCE_RESERVATION, sourceKey, metadata);
-      return duplicateOutcome(title, 'content_hash', content.holder);
+      return { outcome: duplicateOutcome(title, 'content_hash', content.holder) };
     }
+    return { docId, replace, reservations, contentHash, metadata };
+  }
+}
 
-    const previous = replace ? (await deps.documents.read(docId)).state : null;
-    try {
-      await embedWithCache(
-        deps.embedder,
-        deps.embeddings,
-        chunks.map((chunk) => ({ hash: chunk.contentHash, text: chunk.text })),
-        input.signal,
-      );
-      const outcome = await deps.documents.execute(
-        'IngestDocument',
-        {
-          docId,
-          source: input.source,
-          sourceKind: input.sourceKind,
-          title,
-          language: parsed.document.metadata.language ?? 'unknown',
-          format: parsed.document.format,
-          contentHash,
-          sizeBytes: input.bytes.byteLength,
-          chunkCount: chunks.length,
-          section: input.section,
-          chunks,
-          replace,
-          reservations,
-        },
-        input.caller,
-      );
-      const first = outcome.appended[0];
-      const counts =
-        first?.type === 'DocumentReingested'
-          ? {
-              added: first.data.chunksAdded,
-              updated: first.data.chunksUpdated,
-              skipped: first.data.chunksSkipped,
-            }
-          : { added: chunks.length, updated: 0, skipped: 0 };
-      if (previous?.status === 'active') await releaseDropped(previous.reservations, reservations, metadata);
-      return {
-        ...emptyOutcome(title),
-        docId,
-        chunksAdded: counts.added,
-        chunksUpdated: counts.updated,
-        chunksSkipped: counts.skipped,
-        position: outcome.position,
-      };
-    } catch (error) {
-      // Nothing was recorded: give back what this attempt claimed for a new document.
-      if (!replace) {
-        for (const reservation of reservations)
-          await release(deps.eventStore, reservation.kind, reservation.key, metadata);
-      }
-      throw error;
-    }
+/** Times stages and tells `input.onProgress` where the ingestion is. */
+function stageReporter(input: Pick<IngestInput, 'onProgress'>, timings: StageTimings) {
+  const previousEnd = (stage: IngestionStage): number => {
+    const names = Object.keys(INGESTION_STAGES) as IngestionStage[];
+    const index = names.indexOf(stage);
+    return index > 0 ? INGESTION_STAGES[names[index - 1]!] : 0;
+  };
+  const report = async (stage: IngestionStage, progress: number, detail: string): Promise<void> => {
+    await input.onProgress?.({ stage, progress, detail });
+  };
+  return {
+    /** A stage ended after `ms`, measured elsewhere (the parse worker's stages). */
+    ended: (stage: IngestionStage, ms: number): Promise<void> => {
+      timings[stage] = Math.round(ms * 10) / 10;
+      return report(stage, INGESTION_STAGES[stage], `${stage} done`);
+    },
+    /** Part of a stage is done (`share` of it, 0–1). */
+    within: (stage: IngestionStage, share: number, detail: string): Promise<void> => {
+      const from = previousEnd(stage);
+      return report(stage, from + (INGESTION_STAGES[stage] - from) * Math.min(1, share), detail);
+    },
+    /** Runs a stage here, timing it. */
+    async run<T>(stage: IngestionStage, work: () => Promise<T>): Promise<T> {
+      const started = performance.now();
+      const result = await work();
+      timings[stage] = Math.round((performance.now() - started) * 10) / 10;
+      await report(stage, INGESTION_STAGES[stage], `${stage} done`);
+      return result;
+    },
   };
 }
 

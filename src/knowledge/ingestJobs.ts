@@ -1,11 +1,34 @@
 import type { JobType } from '../workers/jobs.js';
 import type { BlobStore } from '../blobStore/blobStore.js';
 import { BlobMissingError } from '../blobStore/blobStore.js';
-import type { Ingest, IngestionOutcome } from './ingest.js';
-import { failedOutcome } from './ingest.js';
+import type { Ingest, IngestionOutcome, StageReport } from './ingest.js';
+import { failedOutcome, INGESTION_STAGES } from './ingest.js';
 import { ingestionResource } from './resources.js';
 
 export const INGEST_UPLOAD_JOB = 'ingest_upload';
+
+/** The least time between two progress reports of an ingestion: each one is an event in the log. */
+const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * An ingestion's progress as a task records it: the first report at once, then at most one every
+ * PROGRESS_INTERVAL_MS (a small file is stored before a second one is due, so it costs one event,
+ * and a long one shows its stage and page twice a second). `scale` maps the ingestion's share onto
+ * the task's (a scrape ingests several pages).
+ */
+export function taskProgressOf(
+  progress: (fraction: number, message?: string) => Promise<void>,
+  scale: (share: number) => number = (share) => share,
+  clock: () => number = () => performance.now(),
+): (report: StageReport) => Promise<void> {
+  let last = -Infinity;
+  return async (report) => {
+    const now = clock();
+    if (now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    await progress(scale(report.progress), `${report.stage}: ${report.detail}`);
+  };
+}
 
 /** What an upload task is given: the stored bytes and the form's fields. */
 export interface UploadTaskInput {
@@ -32,9 +55,16 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
     async run({ taskId, input, signal, progress, log }) {
       const task = input as unknown as UploadTaskInput;
       let outcome: IngestionOutcome;
+      const onProgress = taskProgressOf(progress);
       try {
+        const started = performance.now();
         const bytes = await deps.blobs.get(task.blob);
-        await progress(0.1, 'parsing');
+        const receive = performance.now() - started;
+        await onProgress({
+          stage: 'receive',
+          progress: INGESTION_STAGES.receive,
+          detail: `${bytes.byteLength} bytes`,
+        });
         outcome = await deps.ingest({
           fileName: task.fileName,
           bytes,
@@ -47,8 +77,10 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
           taskId,
           // One task, one document: its id is the task's, the same in every attempt.
           docId: taskId,
-          onWait: (message) => progress(0.1, message),
+          onWait: (message) => progress(INGESTION_STAGES.chunk, `claim: ${message}`),
+          onProgress,
         });
+        outcome = { ...outcome, timings: { receive: Math.round(receive * 10) / 10, ...outcome.timings } };
       } catch (error) {
         if (!(error instanceof BlobMissingError)) throw error;
         log.warn({ blob: task.blob }, 'upload blob missing');

@@ -19,5 +19,6 @@ export function ingestionResource(
     existing_doc_id: outcome.existingDocId,
     existing_doc_title: outcome.existingDocTitle,
     duplicate_message: outcome.duplicateMessage,
+    timings_ms: outcome.timings,
   };
 }

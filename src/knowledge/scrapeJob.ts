@@ -5,6 +5,7 @@ import { normalizeUrl } from '../scrape/normalizeUrl.js';
 import type { JobType } from '../workers/jobs.js';
 import type { Ingest, IngestionOutcome } from './ingest.js';
 import { failedOutcome } from './ingest.js';
+import { taskProgressOf } from './ingestJobs.js';
 import { ingestionResource } from './resources.js';
 
 export const SCRAPE_JOB = 'scrape';
@@ -62,7 +63,8 @@ export function scrapeJob(deps: { ingest: Ingest; limits: ScrapeLimits }): JobTy
             taskId,
             // The same in every attempt of the task: a resumed attempt owns its predecessor's claims.
             docId: derivedId(taskId, `url:${at}`),
-            onWait: (message) => progress(at / task.urls.length, message),
+            onWait: (message) => progress(at / task.urls.length, `claim: ${message}`),
+            onProgress: taskProgressOf(progress, (share) => (at + share) / task.urls.length),
           });
         } catch (error) {
           if (signal.aborted) throw error;

@@ -112,4 +112,6 @@ export interface ParseContext {
   signal: AbortSignal;
   ocr: OcrEngine;
   describer: Describer;
+  /** Told of each page a paged parser (PDF) has finished: how a long parse shows its progress. */
+  onPage?(page: number, totalPages: number): void;
 }

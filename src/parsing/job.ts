@@ -13,6 +13,7 @@ import type { Block, DocumentMetadata, Extension, Page, ParsedDocument } from '.
 import { renderFullText } from './render/renderFullText.js';
 import { buildLlmReady } from './summarize/llmReady.js';
 import type { Summarizer } from './summarize/summarizer.js';
+import { createChannel } from './worker/channel.js';
 
 /** Models and engines a job may call; created once per process (or worker thread). */
 export interface ParseServices {
@@ -57,8 +58,21 @@ export interface SectionsResult {
   fullText: string | null;
 }
 
+/** The stages of turning bytes into chunks, as a sections job reports them. */
+export type ParseStage = 'detect' | 'parse' | 'clean' | 'chunk';
+
+/** Told of the stages and pages of `parseDocument` as they end. */
+export interface ParseObserver {
+  stage(stage: ParseStage, ms: number): void;
+  page(page: number, totalPages: number): void;
+}
+
 /** What a job yields, in order; the last item is `result` (parse, sections) or `done` (streams). */
 export type ParseJobEvent =
+  /** A sections job finished a stage, which took `ms`. */
+  | { type: 'stage'; stage: ParseStage; ms: number }
+  /** A sections job parsed a page of a paged document. */
+  | { type: 'pageParsed'; page: number; totalPages: number }
   | { type: 'status'; status: 'parsing' | 'processing' }
   | { type: 'metadata'; format: Extension; metadata: DocumentMetadata; totalPages: number }
   | { type: 'progress'; page: number; totalPages: number; pageInfo: Page }
@@ -68,7 +82,12 @@ export type ParseJobEvent =
   | { type: 'done' }
   | { type: 'result'; result: ParseResult | SectionsResult };
 
-function context(job: JobBase, services: ParseServices, signal: AbortSignal): ParseContext {
+function context(
+  job: JobBase,
+  services: ParseServices,
+  signal: AbortSignal,
+  observer?: ParseObserver,
+): ParseContext {
   return {
     fileName: job.fileName,
     options: job.options,
@@ -76,6 +95,7 @@ function context(job: JobBase, services: ParseServices, signal: AbortSignal): Pa
     signal,
     ocr: services.ocr,
     describer: services.describer,
+    ...(observer ? { onPage: (page: number, total: number) => observer.page(page, total) } : {}),
   };
 }
 
@@ -89,19 +109,30 @@ export async function parseDocument(
   job: JobBase,
   services: ParseServices,
   signal: AbortSignal,
+  observer?: ParseObserver,
 ): Promise<ParsedDocument> {
-  const ctx = context(job, services, signal);
+  const ctx = context(job, services, signal, observer);
   if (job.bytes.byteLength > job.limits.maxInputBytes) {
     throw new ParseError(
       'too_large',
       `The file is ${job.bytes.byteLength} bytes; the limit is ${job.limits.maxInputBytes}`,
     );
   }
+  let started = performance.now();
+  const ended = (stage: ParseStage): void => {
+    const now = performance.now();
+    observer?.stage(stage, now - started);
+    started = now;
+  };
   const format = await detectFormat(job.bytes, job.fileName);
+  ended('detect');
   const parse = await FORMATS[format].load();
   const parsed = await parse(job.bytes, ctx);
   const described = await describeImages(parsed, ctx);
-  return cleanDocument(described, job.cleaning);
+  ended('parse');
+  const cleaned = cleanDocument(described, job.cleaning);
+  ended('clean');
+  return cleaned;
 }
 
 function prose(document: ParsedDocument): string {
@@ -136,7 +167,19 @@ export async function* runParseJob(
       return;
     }
     case 'sections': {
-      const document = await parseDocument(job, services, signal);
+      // The stages and pages are yielded as they end, while the document is parsed.
+      const observed = createChannel<ParseJobEvent>();
+      const parsing = parseDocument(job, services, signal, {
+        stage: (stage, ms) => observed.push({ type: 'stage', stage, ms }),
+        page: (page, totalPages) => observed.push({ type: 'pageParsed', page, totalPages }),
+      });
+      void parsing.then(
+        () => observed.end(),
+        () => observed.end(),
+      );
+      yield* observed;
+      const document = await parsing;
+      const started = performance.now();
       const { chunks, stats } = chunkDocument(document, {
         ...job.chunking,
         documentId: documentId(job.bytes),
@@ -144,6 +187,7 @@ export async function* runParseJob(
       const fullText = job.includeFullText
         ? renderFullText(document, { includeTables: true, includeImages: true })
         : null;
+      yield { type: 'stage', stage: 'chunk', ms: performance.now() - started };
       yield { type: 'result', result: { document, chunks, stats, fullText } };
       return;
     }

@@ -147,6 +147,8 @@ export function parseRoutes(deps: ParseRouteDeps) {
         case 'done':
           return { type: 'done' };
         case 'result':
+        case 'stage':
+        case 'pageParsed':
           return null;
       }
     };

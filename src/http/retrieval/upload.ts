@@ -90,6 +90,12 @@ export const ingestionSchema = {
     existing_doc_id: { type: ['string', 'null'] },
     existing_doc_title: { type: ['string', 'null'] },
     duplicate_message: { type: ['string', 'null'] },
+    timings_ms: {
+      type: 'object',
+      description:
+        'Milliseconds each stage of the ingestion took, for the stages it reached: receive, detect, parse, clean, chunk (in a parse worker), claim (duplicates), embed, index',
+      additionalProperties: { type: 'number' },
+    },
   },
 } as const;
 
@@ -108,6 +114,7 @@ function unsupportedResult(fileName: string, message: string): Record<string, un
     existing_doc_id: null,
     existing_doc_title: null,
     duplicate_message: null,
+    timings_ms: {},
   };
 }
 

@@ -65,6 +65,7 @@ export async function parsePdf(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
     else {
       pages.push(item.page);
       blocks.push(...item.blocks);
+      ctx.onPage?.(item.page.number, item.totalPages);
     }
   }
   if (!metadata) throw new ParseError('corrupt_document', 'The PDF produced no metadata');
