@@ -2,7 +2,8 @@
  * The import rules of src, checked by test/architecture.test.ts (so CI fails on a violation).
  * Layers, from the ground up: text and the domain import nothing of ours outside themselves; the
  * ports and their adapters (event store, read store, bus, blob store, vectors, models, parsing, log
- * processing) import nothing from the modules built on them; HTTP reaches engines only through ports.
+ * processing) import nothing from the modules built on them; HTTP reaches engines only through ports
+ * and the knowledge base only through its use cases.
  */
 const ADAPTER_FOLDERS =
   'eventStore|readStore|bus|blobStore|vector|models|parsing|text|logProcessing|rateLimit';
@@ -47,6 +48,16 @@ module.exports = {
       from: { path: '^src/http/' },
       to: {
         path: '^src/(eventStore|readStore|bus|blobStore|vector)/(sqlite|mongo|esdb|postgres|nats|milvus|memory|file|local)[A-Za-z]*[.]ts$',
+      },
+    },
+    {
+      name: 'http-goes-through-use-cases',
+      comment:
+        'Routes translate requests into use cases (knowledge/knowledgeUseCases.ts and the modules’ services); they neither run commands nor start or await jobs themselves.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: {
+        path: '^src/(commands/(newTask|commandService|reservation)|knowledge/(ingest|ingestJobs|awaitTask|scrapeJob|embedChunks))[.]ts$',
       },
     },
   ],

@@ -27,6 +27,7 @@ import {
 import type { RateLimitClass, RateLimiter, RateLimitPolicy } from './rateLimit/rateLimiter.js';
 import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
+import { createKnowledgeUseCases, type KnowledgeUseCases } from './knowledge/knowledgeUseCases.js';
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
 import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
@@ -122,6 +123,8 @@ export interface Runtime {
    */
   behind(position: number, options: { projections: readonly string[]; timeoutMs: number }): Promise<string[]>;
   knowledge: KnowledgeBase;
+  /** What the HTTP routes, the tools and the CLI do with the knowledge base. */
+  library: KnowledgeUseCases;
   /** Users of the Assistant API, their credentials and roles. */
   users: Users;
   /** Login sessions of the Assistant API. */
@@ -290,6 +293,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   });
   const tasks = createCommandService(taskAggregate, { eventStore, clock });
   const actions = createCommandService(actionAggregate, { eventStore, clock });
+  const library = createKnowledgeUseCases({
+    documents: knowledge.documents,
+    tasks,
+    blobs: knowledge.blobs,
+    eventStore,
+    readModels,
+    workQueues: { health: () => bus.health(), startWithinMs: config.engineTimeoutMs },
+    search: knowledge.search,
+    answer: knowledge.answer,
+    zipLimits: {
+      maxEntries: config.zipMaxEntries,
+      maxTotalBytes: config.zipMaxTotalBytes,
+      maxEntryBytes: config.maxUploadBytes,
+      maxRatio: config.zipMaxRatio,
+    },
+  });
   // Tools need the settings (their policies) and settings need the tools (names to check): the
   // registry is filled once the services its tools use exist, and read only after start-up.
   let toolRegistry: ToolRegistry | null = null;
@@ -351,9 +370,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   });
   toolRegistry = createToolRegistry(
     builtinTools({
-      search: knowledge.search,
-      answer: knowledge.answer,
-      documents: knowledge.documents,
+      knowledge: library,
       readModels,
       tasks,
       conversations,
@@ -522,6 +539,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       return names.filter((_, i) => !reached[i]);
     },
     knowledge,
+    library,
     users,
     sessions,
     conversations,

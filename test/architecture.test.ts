@@ -19,6 +19,7 @@ const RULES = [
   'text-is-the-ground-floor',
   'ports-do-not-import-their-users',
   'http-reaches-engines-through-ports',
+  'http-goes-through-use-cases',
 ];
 
 interface Violation {
@@ -70,7 +71,8 @@ describe('the architecture’s import rules', function () {
         'src/knowledge/pipeline.ts':
           "import { ingest } from './ingest.js';\nexport const stage = (): unknown => ingest;\n",
         'src/http/route.ts':
-          "import { open } from '../readStore/sqliteReadStore.js';\nexport const route = open;\n",
+          "import { open } from '../readStore/sqliteReadStore.js';\nimport { createTask } from '../commands/newTask.js';\nexport const route = [open, createTask];\n",
+        'src/commands/newTask.ts': 'export const createTask = 1;\n',
         'src/readStore/sqliteReadStore.ts': 'export const open = 1;\n',
       };
       for (const [path, text] of Object.entries(files)) {

@@ -51,6 +51,7 @@ export type AppDeps = Pick<
   | 'tasks'
   | 'parser'
   | 'knowledge'
+  | 'library'
   | 'users'
   | 'sessions'
   | 'conversations'
@@ -76,7 +77,6 @@ export interface AppOptions {
 export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const app = new Koa();
   app.silent = true;
-  const workQueues = { health: () => deps.bus.health(), startWithinMs: deps.config.engineTimeoutMs };
   const retrievalRoutes: Route[] = [
     ...healthRoutes(deps),
     ...taskRoutes({
@@ -92,21 +92,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     }),
     ...eventRoutes({ eventStore: deps.eventStore, sseKeepAliveMs: deps.config.sseKeepAliveMs }),
     ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
-    ...documentRoutes({ documents: deps.knowledge.documents, readModels: deps.readModels }),
-    ...scrapeRoutes({ tasks: deps.tasks, eventStore: deps.eventStore, workQueues }),
-    ...uploadRoutes({
-      tasks: deps.tasks,
-      eventStore: deps.eventStore,
-      workQueues,
-      blobs: deps.knowledge.blobs,
-      maxFilesPerBulk: deps.config.uploadMaxFiles,
-      zipLimits: {
-        maxEntries: deps.config.zipMaxEntries,
-        maxTotalBytes: deps.config.zipMaxTotalBytes,
-        maxEntryBytes: deps.config.maxUploadBytes,
-        maxRatio: deps.config.zipMaxRatio,
-      },
-    }),
+    ...documentRoutes({ knowledge: deps.library, readModels: deps.readModels }),
+    ...scrapeRoutes({ knowledge: deps.library }),
+    ...uploadRoutes({ knowledge: deps.library, maxFilesPerBulk: deps.config.uploadMaxFiles }),
     ...(options.retrievalRoutes ?? []),
   ];
   const assistantRoutes = [

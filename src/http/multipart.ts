@@ -4,6 +4,7 @@ import type { Fields, File, Files, Part } from 'formidable';
 import type { Middleware } from 'koa';
 import { HttpError } from './httpError.js';
 import type { UploadedFile } from './route.js';
+import { cleanFileName } from '../parsing/fileName.js';
 
 export interface MultipartLimits {
   /** Folder for the uploads' temporary files (`DATA_DIR/tmp`). */
@@ -18,19 +19,6 @@ export interface MultipartLimits {
 
 const MAX_FIELDS = 100;
 const MAX_FIELDS_BYTES = 1_048_576;
-const MAX_NAME_CHARS = 255;
-
-/** A file name safe to store and echo: no directories, no control characters, bounded length. */
-export function cleanFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  // Control characters, and format characters such as bidi overrides that disguise an extension.
-  const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
-  if (clean.length <= MAX_NAME_CHARS) return clean || 'unnamed';
-  const dot = clean.lastIndexOf('.');
-  const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
-  return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
-}
-
 const loadFormidable = () => import('formidable');
 // Loaded with the first upload, or by `warmMultipart` once the server is up: formidable and its id
 // generator cost start-up time otherwise (~0.1–0.2 s), which the first upload paid instead.

@@ -10,3 +10,16 @@ export function titleFromFileName(fileName: string): string {
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(0, dot) : base;
 }
+
+const MAX_NAME_CHARS = 255;
+
+/** A file name safe to store and echo: no directories, no control characters, bounded length. */
+export function cleanFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // Control characters, and format characters such as bidi overrides that disguise an extension.
+  const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+  if (clean.length <= MAX_NAME_CHARS) return clean || 'unnamed';
+  const dot = clean.lastIndexOf('.');
+  const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
+  return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
+}

@@ -1,22 +1,17 @@
-import { documentAggregate, type DocumentCommands, type TaskCommands } from '../commands/aggregates.js';
+import type { KnowledgeUseCases } from '../knowledge/knowledgeUseCases.js';
+import { documentAggregate, type TaskCommands } from '../commands/aggregates.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { NotFoundError } from '../domain/shared/index.js';
-import type { Answerer } from '../knowledge/answer.js';
-import { SCRAPE_JOB, type ScrapeTaskInput } from '../knowledge/scrapeJob.js';
-import type { Search } from '../knowledge/search.js';
-import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
+import { CHUNKS, DOCUMENTS, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import { TASKS, type TaskView } from '../projections/tasksProjection.js';
 import type { Tool } from './registry.js';
 import { documentSummary } from '../knowledge/documentSummary.js';
 import { purgeRecordStream } from '../commands/aggregate.js';
 import type { EventStore } from '../eventStore/eventStore.js';
-import { createTask } from '../commands/newTask.js';
 
 export interface BuiltinToolDeps {
-  search: Search;
-  answer: Answerer;
-  documents: Pick<DocumentCommands, 'execute'>;
+  knowledge: Pick<KnowledgeUseCases, 'search' | 'answer' | 'document' | 'text' | 'delete' | 'startScrape'>;
   readModels: ReadModels;
   tasks: TaskCommands;
   conversations: Pick<Conversations, 'search'>;
@@ -65,11 +60,8 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
     }
     return task;
   }
-  async function document(id: string): Promise<DocumentView> {
-    const doc = await readModels.get<DocumentView>(DOCUMENTS, id);
-    if (!doc) throw new NotFoundError('document_not_found', `Document ${id} does not exist`);
-    return doc;
-  }
+  const { knowledge } = deps;
+  const document = (id: string): Promise<DocumentView> => knowledge.document(id);
 
   return [
     {
@@ -86,7 +78,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       },
       async run(params, { signal }) {
         const topK = params['top_k'] as number;
-        const { hits } = await deps.search({
+        const { hits } = await knowledge.search({
           query: params['query'] as string,
           topK,
           initialK: Math.max(20, topK),
@@ -117,7 +109,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       },
       async run(params, { signal }) {
         const topK = params['top_k'] as number;
-        const answer = await deps.answer({
+        const answer = await knowledge.answer({
           question: params['question'] as string,
           topK,
           initialK: Math.max(20, topK),
@@ -180,15 +172,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       async run(params) {
         const doc = await document(params['doc_id'] as string);
         const max = params['max_chars'] as number;
-        const chunks = await readModels.find<ChunkView>(CHUNKS, {
-          filter: { docId: doc.id },
-          sort: [['index', 1]],
-        });
-        let text = '';
-        for (const chunk of chunks) {
-          if (text.length >= max) break;
-          text += (text ? '\n\n' : '') + chunk.text;
-        }
+        const text = await knowledge.text(doc.id, max);
         return { ...documentData(doc), text: text.slice(0, max) };
       },
     },
@@ -220,7 +204,10 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           }
         }
         const doc = await document(id);
-        await deps.documents.execute('DeleteDocument', { docId: doc.id }, caller);
+        const deleted = await knowledge.delete(doc.id, caller);
+        if (deleted.status === 'not_found')
+          throw new NotFoundError('document_not_found', deleted.message ?? '');
+        if (deleted.status !== 'deleted') throw new Error(deleted.message ?? 'the deletion failed');
         return { doc_id: doc.id, title: doc.title, deleted: true };
       },
     },
@@ -238,14 +225,11 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         },
       },
       async run(params, { caller }) {
-        const input: ScrapeTaskInput = {
-          urls: [params['url'] as string],
-          timeoutSeconds: 30,
-          skipDuplicates: true,
-          actorId: caller.actorId,
-          correlationId: caller.correlationId,
-        };
-        const created = await createTask(deps.tasks, SCRAPE_JOB, { ...input }, caller);
+        const created = await knowledge.startScrape(
+          [params['url'] as string],
+          { timeoutSeconds: 30, skipDuplicates: true },
+          caller,
+        );
         return { task_id: created.taskId, status: 'pending' };
       },
     },

@@ -1,30 +1,20 @@
 import type { Caller } from '../../commands/context.js';
-import type { DocumentCommands } from '../../commands/aggregates.js';
-import { NotFoundError } from '../../domain/shared/index.js';
 import type { ReadModels } from '../../projections/readModels.js';
-import {
-  CHUNKS,
-  DOCUMENTS,
-  KNOWLEDGE,
-  type ChunkView,
-  type DocumentView,
-} from '../../projections/knowledgeProjection.js';
+import { DOCUMENTS, KNOWLEDGE, type DocumentView } from '../../projections/knowledgeProjection.js';
 import type { Filter } from '../../readStore/readStore.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
-import { HttpError } from '../httpError.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema, nullableString } from './schemas.js';
 import { documentSummary } from '../../knowledge/documentSummary.js';
+import { MAX_DELETE_BATCH, type KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
 
 export interface DocumentRouteDeps {
-  documents: DocumentCommands;
+  knowledge: Pick<KnowledgeUseCases, 'document' | 'text' | 'delete' | 'deleteWhere'>;
   readModels: ReadModels;
 }
 
 /** Characters of text a listed document carries; `GET /documents/{doc_id}` gives the whole text. */
 const LIST_TEXT_CHARS = 1_000;
-/** Most documents one delete-by-criteria request removes (the rest: call again). */
-const MAX_DELETE_BATCH = 1_000;
 /** Deep enough for 100 million documents at 100 a page; beyond it offsets stop being meaningful. */
 const MAX_PAGE = 1_000_000;
 const READ_AFTER_DELETE = [KNOWLEDGE, VECTORS_PROJECTION];
@@ -78,50 +68,12 @@ const criteriaResultSchema = {
 } as const;
 
 export function documentRoutes(deps: DocumentRouteDeps) {
-  const { readModels } = deps;
+  const { readModels, knowledge } = deps;
 
-  async function textOf(docId: string, maxChars = Infinity): Promise<string> {
-    const chunks = await readModels.find<ChunkView>(CHUNKS, { filter: { docId }, sort: [['index', 1]] });
-    let text = '';
-    for (const chunk of chunks) {
-      text += (text ? '\n\n' : '') + chunk.text;
-      if (text.length >= maxChars) break;
-    }
-    return text;
-  }
-
-  async function deleteOne(
-    docId: string,
-    caller: Caller,
-  ): Promise<{ status: 'deleted' | 'not_found' | 'error'; message: string | null; position: number }> {
-    try {
-      const outcome = await deps.documents.execute('DeleteDocument', { docId }, caller);
-      return { status: 'deleted', message: 'Document deleted', position: outcome.position };
-    } catch (error) {
-      if (error instanceof NotFoundError)
-        return { status: 'not_found', message: `Document ${docId} does not exist`, position: 0 };
-      return { status: 'error', message: (error as Error).message, position: 0 };
-    }
-  }
-
+  /** A deletion by criteria, as the spec answers it. */
   async function deleteWhere(filter: Filter, caller: Caller) {
-    const matching = await readModels.find<DocumentView>(DOCUMENTS, {
-      filter,
-      sort: [['sequence', 1]],
-      limit: MAX_DELETE_BATCH + 1,
-    });
-    const batch = matching.slice(0, MAX_DELETE_BATCH);
-    let position = 0;
-    const deleted: string[] = [];
-    for (const doc of batch) {
-      const outcome = await deleteOne(doc.id, caller);
-      if (outcome.status === 'deleted') deleted.push(doc.id);
-      position = Math.max(position, outcome.position);
-    }
-    return {
-      body: { deleted: deleted.length, doc_ids: deleted, more: matching.length > MAX_DELETE_BATCH },
-      position,
-    };
+    const { deleted, more, position } = await knowledge.deleteWhere(filter, caller);
+    return { body: { deleted: deleted.length, doc_ids: deleted, more }, position };
   }
 
   return [
@@ -168,7 +120,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         ]);
         const documents = await Promise.all(
           found.map(async (doc) => {
-            const text = await textOf(doc.id, LIST_TEXT_CHARS + 1);
+            const text = await knowledge.text(doc.id, LIST_TEXT_CHARS + 1);
             return {
               id: doc.id,
               text: text.slice(0, LIST_TEXT_CHARS),
@@ -262,9 +214,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         ...errorResponses,
       },
       async handle({ params }) {
-        const doc = await readModels.get<DocumentView>(DOCUMENTS, params.doc_id);
-        if (!doc) throw new HttpError(404, 'document_not_found', `Document ${params.doc_id} does not exist`);
-        return { body: { id: doc.id, text: await textOf(doc.id), metadata: documentSummary(doc) } };
+        const doc = await knowledge.document(params.doc_id);
+        return { body: { id: doc.id, text: await knowledge.text(doc.id), metadata: documentSummary(doc) } };
       },
     }),
     defineRoute({
@@ -282,7 +233,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       },
       responses: { 200: { description: 'What happened', schema: deletionSchema }, ...errorResponses },
       async handle({ params, caller }) {
-        const outcome = await deleteOne(params.doc_id, caller);
+        const outcome = await knowledge.delete(params.doc_id, caller);
         return {
           body: { doc_id: params.doc_id, status: outcome.status, message: outcome.message },
           ...(outcome.position ? { position: outcome.position } : {}),
@@ -331,7 +282,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         const details: Array<{ doc_id: string; status: string; message: string | null }> = [];
         let position = 0;
         for (const docId of [...new Set(body.doc_ids)]) {
-          const outcome = await deleteOne(docId, caller);
+          const outcome = await knowledge.delete(docId, caller);
           position = Math.max(position, outcome.position);
           details.push({ doc_id: docId, status: outcome.status, message: outcome.message });
         }

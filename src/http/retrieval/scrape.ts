@@ -1,8 +1,4 @@
-import type { Caller } from '../../commands/context.js';
-import type { TaskCommands } from '../../commands/aggregates.js';
-import type { EventStore } from '../../eventStore/eventStore.js';
-import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
-import { SCRAPE_JOB, type ScrapeTaskInput } from '../../knowledge/scrapeJob.js';
+import type { KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
 import { TASKS } from '../../projections/tasksProjection.js';
@@ -10,12 +6,9 @@ import { defineRoute } from '../route.js';
 import { errorResponses } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
 import { ingestionSchema } from './upload.js';
-import { createTask } from '../../commands/newTask.js';
 
 export interface ScrapeRouteDeps {
-  tasks: TaskCommands;
-  eventStore: Pick<EventStore, 'subscribeToStream'>;
-  workQueues: WorkQueues;
+  knowledge: Pick<KnowledgeUseCases, 'scrape' | 'startScrape'>;
 }
 
 const url = { type: 'string', minLength: 1, maxLength: 2_048, pattern: '^[hH][tT][tT][pP][sS]?://' } as const;
@@ -33,25 +26,11 @@ const skipDuplicates = {
 } as const;
 
 export function scrapeRoutes(deps: ScrapeRouteDeps) {
-  async function start(
-    urls: string[],
-    fields: { timeout: number; skip_duplicates: boolean },
-    caller: Caller,
-  ) {
-    const input: ScrapeTaskInput = {
-      urls,
-      timeoutSeconds: fields.timeout,
-      skipDuplicates: fields.skip_duplicates,
-      actorId: caller.actorId,
-      correlationId: caller.correlationId,
-    };
-    const created = await createTask(deps.tasks, SCRAPE_JOB, { ...input }, caller);
-    return {
-      taskId: created.taskId,
-      createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
-      position: created.position,
-    };
-  }
+  const { knowledge } = deps;
+  const options = (body: { timeout: number; skip_duplicates: boolean }) => ({
+    timeoutSeconds: body.timeout,
+    skipDuplicates: body.skip_duplicates,
+  });
 
   return [
     defineRoute({
@@ -73,27 +52,8 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
       },
       responses: { 200: { description: 'Ingestion result', schema: ingestionSchema }, ...errorResponses },
       async handle({ body, caller, signal }) {
-        const { taskId } = await start([body.url], body, caller);
-        const finished = await awaitTask(deps.eventStore, taskId, signal, startGuard(deps, taskId, caller));
-        const result = (finished.result?.['results'] as Array<Record<string, unknown>> | undefined)?.[0];
-        return {
-          body: result ?? {
-            success: false,
-            url: body.url,
-            title: body.url,
-            doc_id: null,
-            chunks_added: 0,
-            chunks_updated: 0,
-            chunks_skipped: 0,
-            error: finished.error ?? `The scrape task was ${finished.status}`,
-            is_duplicate: false,
-            duplicate_type: null,
-            existing_doc_id: null,
-            existing_doc_title: null,
-            duplicate_message: null,
-          },
-          position: finished.position,
-        };
+        const { result, position } = await knowledge.scrape(body.url, options(body), caller, signal);
+        return { body: result, position };
       },
     }),
     defineRoute({
@@ -119,7 +79,7 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
       },
       responses: { 202: { description: 'The task', schema: taskCreatedSchema }, ...errorResponses },
       async handle({ body, caller }) {
-        const { taskId, createdAt, position } = await start(body.urls, body, caller);
+        const { taskId, createdAt, position } = await knowledge.startScrape(body.urls, options(body), caller);
         return {
           status: 202,
           // The task's read model holds it before the answer: the client's next GET /tasks/{id} finds it.

@@ -1,44 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import type { TaskCommands } from '../../commands/aggregates.js';
-import type { EventStore } from '../../eventStore/eventStore.js';
-import type { BlobStore } from '../../blobStore/blobStore.js';
-import { awaitTask, startGuard, type WorkQueues } from '../../knowledge/awaitTask.js';
-import { readZipUpload, ZipUploadError, type ZipLimits } from '../../knowledge/zipUpload.js';
-import { INGEST_UPLOAD_JOB, type UploadTaskInput } from '../../knowledge/ingestJobs.js';
+import type { KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
+import { ZipUploadError } from '../../knowledge/zipUpload.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
-import { extensionOf } from '../../parsing/detect/detectFormat.js';
-import { SUPPORTED_EXTENSIONS } from '../../parsing/model.js';
 import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
 import { TASKS } from '../../projections/tasksProjection.js';
-import type { Caller } from '../../commands/context.js';
-import { mapLimit } from '../../mapLimit.js';
 import { HttpError } from '../httpError.js';
-import { cleanFileName } from '../multipart.js';
 import type { UploadedFile } from '../route.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
-import { createTask } from '../../commands/newTask.js';
 
 export interface UploadRouteDeps {
-  tasks: TaskCommands;
-  eventStore: Pick<EventStore, 'subscribeToStream'>;
-  workQueues: WorkQueues;
-  blobs: BlobStore;
+  knowledge: Pick<KnowledgeUseCases, 'startUpload' | 'upload' | 'uploadMany' | 'uploadArchive'>;
   maxFilesPerBulk: number;
-  zipLimits: ZipLimits;
 }
 
-type FileInput = {
-  fileName: string;
-  bytes: Uint8Array;
-  /** Path inside an archive: part of the upload path, so same-named files in two folders differ. */
-  path?: string;
-};
-
 const READ_AFTER_INGEST = [TASKS, KNOWLEDGE, VECTORS_PROJECTION];
-/** Files of one bulk upload (or archive) ingested at once. */
-const BULK_CONCURRENCY = 2;
 
 const sectionField = {
   type: 'object',
@@ -99,81 +76,12 @@ export const ingestionSchema = {
   },
 } as const;
 
-function unsupportedResult(fileName: string, message: string): Record<string, unknown> {
-  return {
-    success: false,
-    filename: fileName,
-    title: fileName,
-    doc_id: null,
-    chunks_added: 0,
-    chunks_updated: 0,
-    chunks_skipped: 0,
-    error: message,
-    is_duplicate: false,
-    duplicate_type: null,
-    existing_doc_id: null,
-    existing_doc_title: null,
-    duplicate_message: null,
-    timings_ms: {},
-  };
-}
-
 export function uploadRoutes(deps: UploadRouteDeps) {
-  const supported: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
-
-  /** Stores the bytes and creates the ingestion task; null when the file's type is not supported. */
-  async function startIngestion(
-    file: FileInput,
-    fields: { section: string; skip_duplicates: boolean },
-    caller: Caller,
-  ): Promise<{ taskId: string; createdAt: string; position: number } | { refused: string }> {
-    const fileName = cleanFileName(file.fileName);
-    const extension = extensionOf(fileName) ?? '';
-    if (!supported.has(extension)) {
-      return {
-        refused: `Unsupported file type ${extension || '(no extension)'}; supported: ${[...supported].join(' ')}`,
-      };
-    }
-    const input: UploadTaskInput = {
-      blob: await deps.blobs.put(file.bytes),
-      fileName,
-      section: fields.section,
-      source: `${fields.section}/${file.path ? cleanPath(file.path) : fileName}`,
-      skipDuplicates: fields.skip_duplicates,
-      actorId: caller.actorId,
-      correlationId: caller.correlationId,
-    };
-    const created = await createTask(deps.tasks, INGEST_UPLOAD_JOB, { ...input }, caller);
-    return {
-      taskId: created.taskId,
-      createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
-      position: created.position,
-    };
-  }
-
-  /** Runs one file through the ingestion pipeline and waits for it: the spec's ingestion result. */
-  async function ingestNow(
-    file: FileInput,
-    fields: { section: string; skip_duplicates: boolean },
-    caller: Caller,
-    signal: AbortSignal,
-  ): Promise<{ result: Record<string, unknown>; position: number }> {
-    const started = await startIngestion(file, fields, caller);
-    const fileName = cleanFileName(file.fileName);
-    if ('refused' in started) return { result: unsupportedResult(fileName, started.refused), position: 0 };
-    const finished = await awaitTask(
-      deps.eventStore,
-      started.taskId,
-      signal,
-      startGuard(deps, started.taskId, caller),
-    );
-    if (finished.status === 'completed' && finished.result)
-      return { result: finished.result, position: finished.position };
-    return {
-      result: unsupportedResult(fileName, finished.error ?? `The ingestion task was ${finished.status}`),
-      position: finished.position,
-    };
-  }
+  const { knowledge } = deps;
+  const options = (body: { section: string; skip_duplicates: boolean }) => ({
+    section: body.section,
+    skipDuplicates: body.skip_duplicates,
+  });
 
   const onlyFile = async (files: UploadedFile[]) => {
     const file = files.find((candidate) => candidate.field === 'file')!;
@@ -201,7 +109,12 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         ...errorResponses,
       },
       async handle({ body, files, caller, signal }) {
-        const { result, position } = await ingestNow(await onlyFile(files), body, caller, signal);
+        const { result, position } = await knowledge.upload(
+          await onlyFile(files),
+          options(body),
+          caller,
+          signal,
+        );
         return { body: result, ...(position ? { position } : {}) };
       },
     }),
@@ -226,7 +139,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         ...errorResponses,
       },
       async handle({ body, files, caller }) {
-        const started = await startIngestion(await onlyFile(files), body, caller);
+        const started = await knowledge.startUpload(await onlyFile(files), options(body), caller);
         if ('refused' in started) throw new HttpError(415, 'unsupported_format', started.refused);
         return {
           status: 202,
@@ -297,14 +210,13 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             `At most ${deps.maxFilesPerBulk} files per bulk upload; got ${uploads.length}`,
           );
         }
-        // A few at a time: each file is read into memory to be stored, and parsed by the same few workers.
-        const outcomes = await mapLimit(uploads, BULK_CONCURRENCY, async (file) =>
-          ingestNow({ fileName: file.fileName, bytes: await readFile(file.path) }, body, caller, signal),
+        const { result, position } = await knowledge.uploadMany(
+          uploads.map((file) => async () => ({ fileName: file.fileName, bytes: await readFile(file.path) })),
+          options(body),
+          caller,
+          signal,
         );
-        return {
-          body: bulkResult(outcomes.map((outcome) => outcome.result)),
-          position: Math.max(0, ...outcomes.map((outcome) => outcome.position)),
-        };
+        return { body: result, position };
       },
     }),
     defineRoute({
@@ -360,9 +272,14 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       },
       async handle({ body, files, caller, signal }) {
         const archive = await onlyFile(files);
-        let contents;
         try {
-          contents = await readZipUpload(Buffer.from(archive.bytes), deps.zipLimits, signal);
+          const { result, position } = await knowledge.uploadArchive(
+            archive.bytes,
+            options(body),
+            caller,
+            signal,
+          );
+          return { body: result, position };
         } catch (error) {
           if (!(error instanceof ZipUploadError)) throw error;
           const tooLarge = /limit|entries/.test(error.message);
@@ -372,54 +289,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             error.message,
           );
         }
-        const skipped = [...contents.skipped];
-        const outcomes = await mapLimit(contents.files, BULK_CONCURRENCY, async (file) => {
-          const entry = await file.read();
-          if ('skipped' in entry) {
-            skipped.push({ name: file.name, reason: entry.skipped });
-            return null;
-          }
-          return ingestNow(
-            { fileName: file.name, bytes: entry.bytes, path: file.name },
-            body,
-            caller,
-            signal,
-          );
-        });
-        const ingested = outcomes.filter((outcome) => outcome !== null);
-        return {
-          body: {
-            ...bulkResult(ingested.map((outcome) => ({ ...outcome.result }))),
-            skipped: skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason })),
-          },
-          position: Math.max(0, ...ingested.map((outcome) => outcome.position)),
-        };
       },
     }),
   ];
-}
-
-/** An archive path safe to store: clean segments, no `..`, bounded. */
-function cleanPath(path: string): string {
-  return path
-    .split(/[\\/]/)
-    .map(cleanFileName)
-    .filter((segment) => segment !== '..' && segment !== '.' && segment !== 'unnamed')
-    .join('/')
-    .slice(-1_000);
-}
-
-/** Totals that agree with the per-file results by construction. */
-function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
-  const duplicates = results.filter((result) => result['is_duplicate'] === true).length;
-  const failed = results.filter((result) => result['success'] !== true);
-  return {
-    total_files: results.length,
-    successful: results.length - failed.length - duplicates,
-    failed: failed.length,
-    duplicates,
-    total_chunks_added: results.reduce((sum, result) => sum + Number(result['chunks_added'] ?? 0), 0),
-    results,
-    errors: failed.map((result) => ({ filename: result['filename'], error: result['error'] })),
-  };
 }
