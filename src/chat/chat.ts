@@ -5,8 +5,6 @@ import type { ToolCallRef } from '../domain/conversation/events.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import type { ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolDefinition } from '../models/chatModel.js';
-import { NOT_FOUND_ANSWER } from '../models/extractiveChatModel.js';
-import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
 import { ModelError } from '../models/modelError.js';
 import type { MessageView } from '../projections/conversationsProjection.js';
 import { ReadStoreUnavailableError } from '../readStore/readStore.js';
@@ -15,9 +13,11 @@ import type { Tool } from '../tools/registry.js';
 import type { Tools } from '../tools/tools.js';
 import { isServiceUnavailable } from '../unavailable.js';
 import type { ReadAttachment } from './attachments.js';
-import { parseToolChoice, toolChoiceFormat, toolChoiceInstructions } from './jsonToolChoice.js';
 import { LiveTurn, type LiveTurns } from './liveTurns.js';
-import { localAnswer, planLocalCall } from './localPlanner.js';
+import type { AvailableTools, Planner, TurnPrompt } from './planner.js';
+import { jsonPlanner } from './planners/jsonPlanner.js';
+import { localModePlanner } from './planners/localPlanner.js';
+import { nativePlanner } from './planners/nativePlanner.js';
 import {
   callStatus,
   citationsOf,
@@ -80,8 +80,6 @@ export const DEFAULT_SYSTEM_PROMPT =
 
 /** Earlier messages a turn gives the model (user questions and final answers). */
 const HISTORY_MESSAGES = 20;
-/** The most of a tool result the model reads back, in characters. */
-const TOOL_RESULT_CHARS = 6_000;
 /** Characters of the first message a new conversation takes as its title. */
 const TITLE_CHARS = 80;
 
@@ -156,6 +154,8 @@ function errorOf(raw: unknown): { type: string; message: string } {
  */
 export function createChat(options: ChatOptions) {
   const { conversations, tools, chatModel, mode, live, log } = options;
+  const planner: Planner =
+    mode === 'native' ? nativePlanner : mode === 'json' ? jsonPlanner : localModePlanner;
   /** The tools this turn may use, by name, with their policies (the settings' disabled ones left out). */
   async function availableTools(): Promise<Map<string, { tool: Tool; policy: ToolPolicy }>> {
     return new Map((await tools.available()).map((entry) => [entry.tool.name, entry]));
@@ -233,7 +233,46 @@ export function createChat(options: ChatOptions) {
     };
   }
 
-  /** One turn's work after its user message is stored: rounds of model and tools, then the answer. */
+  /** What the model reads in a turn: the instructions, the history, and the user's message. */
+  async function prompt(
+    request: TurnRequest,
+    turn: LiveTurn,
+    available: AvailableTools,
+    signal: AbortSignal,
+  ): Promise<TurnPrompt> {
+    const definitions: ToolDefinition[] = [...available.values()].map(({ tool }) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.params,
+    }));
+    const defaults = await options.defaults();
+    const system = request.systemPrompt ?? defaults.systemPrompt;
+    const maxTokens = request.maxTokens ?? defaults.maxTokens;
+    // The history is read from the read models, which apply this turn's user message (and, for a
+    // new conversation, its creation) a moment after it is stored.
+    if (!(await options.caughtUp(turn.position))) {
+      throw new ReadStoreUnavailableError('the conversation history is not up to date yet');
+    }
+    const history = await conversations.history(request.owner, turn.conversationId, {
+      offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
+      limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
+    });
+    const images = options.acceptsImages
+      ? (request.attachments ?? []).flatMap((file) => (file.image ? [file.image] : []))
+      : [];
+    return {
+      system,
+      definitions,
+      messages: [
+        { role: 'system', content: system },
+        ...historyMessages(history.messages),
+        { role: 'user', content: userContent(request), ...(images.length > 0 ? { images } : {}) },
+      ],
+      base: { signal, ...(maxTokens !== null ? { maxTokens } : {}) },
+    };
+  }
+
+  /** One turn's work after its user message is stored: the planner's rounds of model and tools, then the answer. */
   async function run(request: TurnRequest, turn: LiveTurn, signal: AbortSignal): Promise<void> {
     const { owner, caller } = request;
     const conversationId = turn.conversationId;
@@ -241,7 +280,6 @@ export function createChat(options: ChatOptions) {
     const calls: TurnToolCall[] = [];
     const citations: Citation[] = [];
     let pending = ''; // content emitted since the last stored message
-    let finishReason = 'stop';
     let round = 0;
 
     const append = async (message: Parameters<Conversations['append']>[2]) => {
@@ -290,137 +328,27 @@ export function createChat(options: ChatOptions) {
 
     try {
       const available = await availableTools();
-      if (mode === 'local') {
-        const planned = planLocalCall(request.message, new Set(available.keys()));
-        // A question about attached files is answered from them first; the knowledge base when they
-        // do not say (the extractive model quotes its sources, and says when none is relevant).
-        const files = request.attachments ?? [];
-        if (files.length > 0 && planned?.name === 'query_knowledge') {
-          const fromFiles = await chatModel.complete({
-            messages: [
-              { role: 'system', content: GROUNDED_SYSTEM_PROMPT },
-              {
-                role: 'user',
-                content: groundedUserMessage(
-                  request.message,
-                  files.map((file) => ({ title: file.name, text: file.text })),
-                ),
-              },
-            ],
-            signal,
-          });
-          addUsage(usage, fromFiles.usage);
-          if (fromFiles.content !== NOT_FOUND_ANSWER) {
-            for (const piece of fromFiles.content.split(/(?<=\s)/)) say(piece);
-            await finish([], 'stop');
-            return;
-          }
-        }
-        if (planned) {
-          const call: ToolCallRef = { id: callId(), ...planned };
-          if (!request.autoExecuteTools) {
-            await finish([{ ...call }], 'tool_calls');
-            return;
-          }
-          const [result] = await callTools([call], available);
-          // Word by word, as a model streams: a client shows the answer as it comes either way.
-          for (const piece of localAnswer(planned, result!).split(/(?<=\s)/)) say(piece);
-        } else {
-          say('No tool is available to answer this.');
-        }
-        await finish([], 'stop');
-        return;
-      }
-
-      const definitions: ToolDefinition[] = [...available.values()].map(({ tool }) => ({
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.params,
-      }));
-      const defaults = await options.defaults();
-      const system = request.systemPrompt ?? defaults.systemPrompt;
-      const maxTokens = request.maxTokens ?? defaults.maxTokens;
-      // The history is read from the read models, which apply this turn's user message (and, for a
-      // new conversation, its creation) a moment after it is stored.
-      if (!(await options.caughtUp(turn.position))) {
-        throw new ReadStoreUnavailableError('the conversation history is not up to date yet');
-      }
-      const history = await conversations.history(owner, conversationId, {
-        offset: Math.max(0, turn.turnSequence - 1 - HISTORY_MESSAGES),
-        limit: Math.min(HISTORY_MESSAGES, turn.turnSequence - 1),
-      });
-      const images = options.acceptsImages
-        ? (request.attachments ?? []).flatMap((file) => (file.image ? [file.image] : []))
-        : [];
-      const messages: ChatMessage[] = [
-        { role: 'system', content: system },
-        ...historyMessages(history.messages),
-        { role: 'user', content: userContent(request), ...(images.length > 0 ? { images } : {}) },
-      ];
-      const base: Omit<ChatRequest, 'messages'> = {
+      const end = await planner.plan({
+        message: request.message,
+        attachments: request.attachments ?? [],
+        autoExecuteTools: request.autoExecuteTools,
+        available,
+        maxToolRounds: options.maxToolRounds,
         signal,
-        ...(maxTokens !== null ? { maxTokens } : {}),
-      };
-
-      if (mode === 'native') {
-        for (let rounds = 0; ; rounds += 1) {
-          const last = rounds >= options.maxToolRounds || definitions.length === 0;
-          const completion = await streamRound({
-            ...base,
-            messages,
-            ...(last ? {} : { tools: definitions, toolChoice: 'auto' as const }),
-          });
-          if (completion.toolCalls.length === 0 || last) {
-            finishReason = completion.finishReason;
-            break;
-          }
-          const proposed = completion.toolCalls.map((call): ToolCallRef => ({
-            id: call.id,
-            name: call.name,
-            arguments: parseArguments(call.arguments),
-          }));
-          if (!request.autoExecuteTools) {
-            await finish(proposed, 'tool_calls');
-            return;
-          }
-          messages.push({ role: 'assistant', content: pending, toolCalls: completion.toolCalls });
-          const results = await callTools(proposed, available);
-          for (const result of results) {
-            messages.push({ role: 'tool', toolCallId: result.tool_call_id, content: forModel(result) });
-          }
-        }
-      } else {
-        const choosing = `${system}\n\n${toolChoiceInstructions(definitions)}`;
-        for (let rounds = 0; rounds < options.maxToolRounds && definitions.length > 0; rounds += 1) {
-          const choice = await chatModel.complete({
-            ...base,
-            maxTokens: 256,
-            messages: [{ role: 'system', content: choosing }, ...messages.slice(1)],
-            responseFormat: toolChoiceFormat(definitions),
-          });
-          addUsage(usage, choice.usage);
-          const parsed = parseToolChoice(choice.content);
-          if (parsed.kind !== 'call') {
-            if (parsed.kind === 'invalid')
-              log.warn({ reason: parsed.reason }, 'model ignored the tool-choice format');
-            break;
-          }
-          const call: ToolCallRef = { id: callId(), name: parsed.name, arguments: parsed.arguments };
-          if (!request.autoExecuteTools) {
-            await finish([call], 'tool_calls');
-            return;
-          }
-          const [result] = await callTools([call], available);
-          messages.push({
-            role: 'assistant',
-            content: JSON.stringify({ tool: call.name, arguments: call.arguments }),
-          });
-          messages.push({ role: 'user', content: `Result of ${call.name}:\n${forModel(result!)}` });
-        }
-        const answer = await streamRound({ ...base, messages });
-        finishReason = answer.finishReason;
-      }
-      await finish([], finishReason);
+        log,
+        prompt: () => prompt(request, turn, available, signal),
+        stream: streamRound,
+        async complete(chatRequest) {
+          const completion = await chatModel.complete(chatRequest);
+          addUsage(usage, completion.usage);
+          return completion;
+        },
+        say,
+        saidSinceStored: () => pending,
+        callTools: (proposed) => callTools(proposed, available),
+        callId,
+      });
+      await finish(end.proposed ?? [], end.finishReason);
     } catch (raw) {
       const error = errorOf(raw);
       const level = levelOf(raw, error.type);
@@ -549,25 +477,3 @@ export function createChat(options: ChatOptions) {
 export type Chat = ReturnType<typeof createChat>;
 
 /** A tool call's arguments as the model wrote them; broken JSON becomes an empty object (then invalid). */
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Left to validation: the tool result tells the model its arguments were wrong.
-  }
-  return {};
-}
-
-/** A tool result as the model reads it back: JSON, cut to a bounded length. */
-function forModel(result: ToolResultData): string {
-  const text = JSON.stringify({
-    success: result.success,
-    result: result.result,
-    ...(result.error ? { error: result.error } : {}),
-    ...(result.requires_confirmation
-      ? { requires_confirmation: true, action_id: result.action_id, note: 'waits for the user to confirm' }
-      : {}),
-  });
-  return text.length <= TOOL_RESULT_CHARS ? text : `${text.slice(0, TOOL_RESULT_CHARS)}…`;
-}
