@@ -6,7 +6,6 @@ import type { Clock } from './commands/context.js';
 import {
   actionAggregate,
   conversationAggregate,
-  documentAggregate,
   onboardingAggregate,
   settingsAggregate,
   taskAggregate,
@@ -31,18 +30,14 @@ import { createKnowledgeUseCases, type KnowledgeUseCases } from './knowledge/kno
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
 import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
-import { knowledgeProjection } from './projections/knowledgeProjection.js';
 import { VECTORS_PROJECTION } from './knowledge/vectorProjector.js';
 import { checkAll, type OptionalComponent } from './health.js';
 import { projectionProgress, type ProjectionProgress } from './projections/progress.js';
 import type { Logger } from './log.js';
 import type { ProjectionEngine } from './projections/engine.js';
-import type { Projection } from './projections/projection.js';
 import type { ReadModels } from './projections/readModels.js';
 import type { ProjectionRegistry } from './projections/registry.js';
 import { createProjectionStack } from './projections/stack.js';
-import { tasksProjection } from './projections/tasksProjection.js';
-import { usersProjection } from './projections/usersProjection.js';
 import { conversationsProjection } from './projections/conversationsProjection.js';
 import { createConversations, type Conversations } from './conversations/conversations.js';
 import {
@@ -50,11 +45,8 @@ import {
   type ConversationPurgeScheduler,
 } from './workers/conversationPurge.js';
 import { createSessionStore, type SessionStore } from './users/sessions.js';
-import { actionsProjection } from './projections/actionsProjection.js';
-import { actionWorkflow } from './tools/actionWorkflow.js';
 import { builtinTools } from './tools/builtinTools.js';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.js';
-import { toolJob } from './tools/toolJob.js';
 import { createTools, type Tools as AssistantTools } from './tools/tools.js';
 import { createChat, DEFAULT_SYSTEM_PROMPT, type Chat } from './chat/chat.js';
 import { createLiveTurns } from './chat/liveTurns.js';
@@ -63,7 +55,6 @@ import { DomainError } from './domain/shared/index.js';
 import { createUsers, type Users } from './users/users.js';
 import { createSettings, type Settings } from './settings/settings.js';
 import { createOnboarding, type Onboarding } from './onboarding/onboarding.js';
-import { onboardingReactor } from './onboarding/onboardingReactor.js';
 import type { ReadStore } from './readStore/readStore.js';
 import type { SqliteReadStore } from './readStore/sqliteReadStore.js';
 import { createParsePool, type ParsePool } from './parsing/worker/parsePool.js';
@@ -73,7 +64,6 @@ import { createJobRegistry } from './workers/jobs.js';
 import { purgeReactor } from './workers/purgeReactor.js';
 import { createReactorRunner, type ReactorRunner } from './workers/reactors.js';
 import { createScrubber, type Scrubber } from './workers/scrubber.js';
-import { taskDispatchReactor } from './workers/taskDispatch.js';
 import { createTaskWatchdog } from './workers/taskWatchdog.js';
 import { createTaskWorker } from './workers/taskWorker.js';
 import { createMembership, workersHealth } from './workers/members.js';
@@ -81,6 +71,14 @@ import { openBlobStore } from './blobStore/openBlobStore.js';
 import type { BlobStore } from './blobStore/blobStore.js';
 import { ALL_ROLES, type Role } from './roles.js';
 import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
+import { composeParts, projectionsOf, purgeTypesOf, type ModuleDeclaration } from './moduleDeclaration.js';
+import { tasksModule, tasksParts } from './workers/tasksModule.js';
+import { knowledgeModule, knowledgeParts } from './knowledge/knowledgeModule.js';
+import { conversationsModule } from './conversations/conversationsModule.js';
+import { toolsModule, toolsParts } from './tools/toolsModule.js';
+import { usersModule } from './users/usersModule.js';
+import { settingsModule } from './settings/settingsModule.js';
+import { onboardingModule, onboardingParts } from './onboarding/onboardingModule.js';
 export interface RuntimeOptions {
   log: Logger;
   /** Job types this process can run (the product's, and tests' own). */
@@ -144,16 +142,15 @@ export interface Runtime {
   rateLimits: { limiter: RateLimiter; policies: Record<RateLimitClass, RateLimitPolicy> };
 }
 
-/** Projections that maintain read models. They write read models and nothing else. */
-function readModelProjections(): Projection[] {
-  return [tasksProjection, knowledgeProjection, usersProjection, conversationsProjection, actionsProjection];
-}
-
-/** Event types that record a stream's removal, of every aggregate that has one. */
-const PURGE_EVENT_TYPES: readonly string[] = [
-  ...(taskAggregate.purgedBy ?? []),
-  ...(documentAggregate.purgedBy ?? []),
-  ...(conversationAggregate.purgedBy ?? []),
+/** The product's modules, as they declare themselves: the runtime composes them. */
+const MODULES: readonly ModuleDeclaration[] = [
+  tasksModule,
+  knowledgeModule,
+  conversationsModule,
+  toolsModule,
+  usersModule,
+  settingsModule,
+  onboardingModule,
 ];
 
 /**
@@ -164,18 +161,6 @@ function searchIndexChecks(readStore: ReadStore): HealthCheck[] {
   const store = readStore as Partial<Pick<SqliteReadStore, 'textIndexHealth'>>;
   const health = store.textIndexHealth?.bind(readStore);
   return health ? [{ name: 'search_index', required: false, check: async () => health() }] : [];
-}
-
-/** Readiness of the knowledge base's models and vector index (a check asks only its own component). */
-function knowledgeChecks(
-  knowledge: KnowledgeBase,
-  required: (name: OptionalComponent) => boolean,
-): HealthCheck[] {
-  return (['embedder', 'llm', 'vector_store', 'reranker'] as const).map((name) => ({
-    name,
-    required: required(name),
-    check: knowledge.health[name],
-  }));
 }
 
 /**
@@ -216,7 +201,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   } = createProjectionStack({
     eventStore,
     readStore,
-    projections: readModelProjections(),
+    projections: projectionsOf(MODULES),
     owner,
     log: log.child({ component: 'projections' }),
   });
@@ -329,19 +314,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     newId: randomUUID,
   });
   const conversationCommands = createCommandService(conversationAggregate, { eventStore, snapshots, clock });
-  const reactors = createReactorRunner({
-    eventStore,
-    readStore,
-    owner,
-    log: log.child({ component: 'reactors' }),
-    reactors: [
-      taskDispatchReactor(bus),
-      purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: PURGE_EVENT_TYPES }),
-      ...knowledge.reactors,
-      actionWorkflow({ actions, tasks, conversations: conversationCommands }),
-      onboardingReactor({ onboarding, commands: onboardingCommands }),
-    ],
-  });
   const users = createUsers({ eventStore, readModels, clock });
   const sessions = createSessionStore({ readStore, clock, ttlMs: config.sessionTtlMs });
   const conversations = createConversations({
@@ -408,7 +380,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       return { systemPrompt, maxTokens };
     },
   });
-  const jobs = createJobRegistry([...(options.jobs ?? []), ...knowledge.jobs, toolJob(toolRegistry)]);
+  const required = (name: OptionalComponent): boolean => config.readyRequires.includes(name);
+  const parts = composeParts([
+    tasksParts({ bus }),
+    knowledgeParts(knowledge, required),
+    toolsParts({ actions, tasks, conversations: conversationCommands, registry: toolRegistry }),
+    onboardingParts({ onboarding, commands: onboardingCommands }),
+  ]);
+  const reactors = createReactorRunner({
+    eventStore,
+    readStore,
+    owner,
+    log: log.child({ component: 'reactors' }),
+    reactors: [
+      purgeReactor({ eventStore, snapshots, scrubber, purgeTypes: purgeTypesOf(MODULES) }),
+      ...parts.reactors,
+    ],
+  });
+  const jobs = createJobRegistry([...(options.jobs ?? []), ...parts.jobs]);
   const workerId = `${hostname()}:${process.pid}`;
   const worker = createTaskWorker({
     bus,
@@ -432,7 +421,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     stallTimeoutMs: config.taskStallTimeoutMs,
   });
 
-  const required = (name: OptionalComponent): boolean => config.readyRequires.includes(name);
   const checks: HealthCheck[] = [
     { name: 'event_store', required: true, check: () => eventStore.health() },
     { name: 'read_store', required: true, check: () => readStore.health() },
@@ -456,7 +444,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
           clock(),
         ),
     },
-    ...knowledgeChecks(knowledge, required),
+    ...parts.checks,
     ...searchIndexChecks(readStore),
   ];
 
@@ -585,7 +573,7 @@ export async function openTools(config: Config, log: Logger): Promise<Tools> {
   } = createProjectionStack({
     eventStore,
     readStore,
-    projections: readModelProjections(),
+    projections: projectionsOf(MODULES),
     owner: `cli:${hostname()}:${process.pid}`,
     log,
   });

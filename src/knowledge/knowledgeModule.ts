@@ -1,0 +1,31 @@
+import { documentAggregate } from '../commands/aggregates.js';
+import type { OptionalComponent } from '../health.js';
+import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
+import { knowledgeProjection } from '../projections/knowledgeProjection.js';
+import type { KnowledgeBase } from './knowledgeBase.js';
+
+/** The knowledge base: documents, their chunks and the read models search uses. */
+export const knowledgeModule: ModuleDeclaration = {
+  name: 'knowledge',
+  aggregates: [documentAggregate],
+  projections: [knowledgeProjection],
+};
+
+/**
+ * Its reactors (keys and blobs released), its jobs (upload and scrape ingestion), and the readiness
+ * of its models and vector index (each check asks only its own component).
+ */
+export function knowledgeParts(
+  knowledge: KnowledgeBase,
+  required: (name: OptionalComponent) => boolean,
+): ModuleParts {
+  return {
+    reactors: knowledge.reactors,
+    jobs: knowledge.jobs,
+    checks: (['embedder', 'llm', 'vector_store', 'reranker'] as const).map((name) => ({
+      name,
+      required: required(name),
+      check: knowledge.health[name],
+    })),
+  };
+}
