@@ -20,6 +20,9 @@ import { ASSISTANT_SETTINGS_ID, settingsEvents, type SettingsEvent } from '../do
 import type { TaskCommand } from '../domain/task/commands.js';
 import { taskDecider, type TaskState } from '../domain/task/decider.js';
 import { taskEvents, type TaskEvent } from '../domain/task/events.js';
+import type { ReservationCommand } from '../domain/reservation/commands.js';
+import { reservationDecider } from '../domain/reservation/decider.js';
+import { reservationEvents } from '../domain/reservation/events.js';
 import type { UserCommand } from '../domain/user/commands.js';
 import { userDecider, type UserState } from '../domain/user/decider.js';
 import { userEvents, type UserEvent } from '../domain/user/events.js';
@@ -81,6 +84,14 @@ export const onboardingAggregate = defineAggregate({
   decider: onboardingDecider,
   events: onboardingEvents,
   idOf: (command: OnboardingCommand) => command.data.sessionId,
+});
+
+/** Unique keys (streams `reservation-<kind>-<key>`): one document per source or content, one user per name. */
+export const reservationAggregate = defineAggregate({
+  category: 'reservation',
+  decider: reservationDecider,
+  events: reservationEvents,
+  idOf: (command: ReservationCommand) => `${command.data.kind}-${command.data.key}`,
 });
 
 export type TaskCommands = CommandService<TaskCommand, TaskEvent, TaskState>;

@@ -1,10 +1,7 @@
 import type { Metadata } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
-import { WrongExpectedVersionError } from '../eventStore/eventStore.js';
-import { ConcurrencyError } from './commandHandler.js';
-
-/** Claims made in a row before giving up: each failed one means the key changed hands meanwhile. */
-const MAX_ATTEMPTS = 8;
+import { reservationAggregate } from './aggregates.js';
+import { createCommandHandler } from './commandHandler.js';
 
 export type ReservationOutcome =
   | { reserved: true }
@@ -14,11 +11,21 @@ export type ReservationOutcome =
    */
   | { reserved: false; holder: string; since: string; cause: string | null };
 
+const handlers = new WeakMap<EventStore, ReturnType<typeof handlerOf>>();
+
+function handlerOf(store: EventStore) {
+  return createCommandHandler(reservationAggregate, { eventStore: store });
+}
+function handler(store: EventStore): ReturnType<typeof handlerOf> {
+  let found = handlers.get(store);
+  if (!found) handlers.set(store, (found = handlerOf(store)));
+  return found;
+}
+
 /**
- * Claims a unique key (a source path, a URL, a content hash) for `holder` by appending
- * `KeyReserved` to the stream `reservation-<kind>-<key>`, expecting the version it read: of two
- * concurrent claims exactly one wins, and the loser learns who holds the key. A key that was
- * released (its last event is `KeyReleased`) can be claimed again.
+ * Claims a unique key (a source path, a URL, a content hash, a user name) for `holder`, through the
+ * reservation aggregate: of two concurrent claims exactly one wins, and the loser learns who holds
+ * the key. `metadata` is the claim's (its `causationId` says what made it).
  */
 export async function reserve(
   store: EventStore,
@@ -27,53 +34,32 @@ export async function reserve(
   holder: string,
   metadata: Metadata,
 ): Promise<ReservationOutcome> {
-  const stream = reservationStream(kind, key);
-  for (let attempt = 1; ; attempt += 1) {
-    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    if (last?.type === 'KeyReserved') {
-      return {
-        reserved: false,
-        holder: String(last.data['holder'] ?? ''),
-        since: last.metadata.now,
-        cause: last.metadata.causationId ?? null,
-      };
-    }
-    try {
-      await store.append(stream, [{ type: 'KeyReserved', data: { kind, key, holder }, metadata }], {
-        expectedVersion: last ? last.streamVersion : 'no_stream',
-      });
-      return { reserved: true };
-    } catch (error) {
-      // Someone else claimed or released it meanwhile: look again, a bounded number of times.
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyError(stream, attempt);
-    }
-  }
+  const { state } = await handler(store).handle(`${kind}-${key}`, {
+    type: 'ReserveKey',
+    data: { kind, key, holder },
+    metadata,
+  });
+  if (state.status === 'held' && state.holder === holder) return { reserved: true };
+  if (state.status !== 'held') throw new Error(`reservation ${kind}-${key} is free after a claim`);
+  return { reserved: false, holder: state.holder, since: state.since, cause: state.cause };
 }
 
-/**
- * Frees a key so it can be claimed again. (Not by deleting the stream: a deleted stream can never be
- * appended to again, which would make the key unclaimable for ever.)
- */
+/** Frees a key so it can be claimed again; a free key stays as it is. */
 export async function release(
   store: EventStore,
   kind: string,
   key: string,
   metadata: Metadata,
 ): Promise<void> {
-  const stream = reservationStream(kind, key);
-  const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-  if (last?.type !== 'KeyReserved') return;
-  try {
-    await store.append(stream, [{ type: 'KeyReleased', data: { kind, key }, metadata }], {
-      expectedVersion: last.streamVersion,
-    });
-  } catch (error) {
-    // Released (or released and claimed again) by someone else meanwhile: nothing left to do.
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-  }
+  await handler(store).handle(`${kind}-${key}`, { type: 'ReleaseKey', data: { kind, key }, metadata });
+}
+
+/** Who holds a key, or null. */
+export async function holderOf(store: EventStore, kind: string, key: string): Promise<string | null> {
+  const { state } = await handler(store).read(`${kind}-${key}`);
+  return state.status === 'held' ? state.holder : null;
 }
 
 export function reservationStream(kind: string, key: string): string {
-  return `reservation-${kind}-${key}`;
+  return reservationAggregate.streamOf(`${kind}-${key}`);
 }

@@ -1,4 +1,4 @@
-import { documentAggregate } from '../commands/aggregates.js';
+import { documentAggregate, reservationAggregate } from '../commands/aggregates.js';
 import type { OptionalComponent } from '../health.js';
 import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
 import { knowledgeProjection } from '../projections/knowledgeProjection.js';
@@ -7,7 +7,8 @@ import type { KnowledgeBase } from './knowledgeBase.js';
 /** The knowledge base: documents, their chunks and the read models search uses. */
 export const knowledgeModule: ModuleDeclaration = {
   name: 'knowledge',
-  aggregates: [documentAggregate],
+  // Reservations keep one document per source and content (users claim their names with them too).
+  aggregates: [documentAggregate, reservationAggregate],
   projections: [knowledgeProjection],
 };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller, Clock } from '../commands/context.js';
 import { metadataFor } from '../commands/context.js';
-import { reserve } from '../commands/reservation.js';
+import { holderOf as keyHolder, reserve } from '../commands/reservation.js';
 import { userAggregate } from '../commands/aggregates.js';
 import { createCommandService } from '../commands/commandService.js';
 import { InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
@@ -92,11 +92,8 @@ export function createUsers(deps: { eventStore: EventStore; readModels?: ReadMod
   const commands = createCommandService(userAggregate, { eventStore, clock });
 
   /** The id of the user holding `name`, or null; a claim left by a creation that crashed counts too. */
-  async function holderOf(name: string): Promise<string | null> {
-    const stream = `reservation-${RESERVATION_KIND}-${nameKey(name)}`;
-    const [last] = await eventStore.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    return last?.type === 'KeyReserved' ? String(last.data['holder']) : null;
-  }
+  const holderOf = (name: string): Promise<string | null> =>
+    keyHolder(eventStore, RESERVATION_KIND, nameKey(name));
 
   async function activeState(userId: string): Promise<Extract<UserState, { status: 'active' }> | null> {
     const state = (await commands.read(userId)).state;
