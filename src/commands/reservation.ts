@@ -44,14 +44,19 @@ export async function reserve(
   return { reserved: false, holder: state.holder, since: state.since, cause: state.cause };
 }
 
-/** Frees a key so it can be claimed again; a free key stays as it is. */
+/**
+ * Frees a key so it can be claimed again; a free key stays as it is. With `holder`, only that
+ * holder's claim is freed (one taken over from an ingestion that died must not free a newer claim).
+ */
 export async function release(
   store: EventStore,
   kind: string,
   key: string,
   metadata: Metadata,
+  holder?: string,
 ): Promise<void> {
-  await handler(store).handle(`${kind}-${key}`, { type: 'ReleaseKey', data: { kind, key }, metadata });
+  const data = holder === undefined ? { kind, key } : { kind, key, holder };
+  await handler(store).handle(`${kind}-${key}`, { type: 'ReleaseKey', data, metadata });
 }
 
 /** Who holds a key, or null. */

@@ -281,7 +281,13 @@ export function createIngestor(deps: IngestDeps) {
       if (state.status === 'active')
         return { claimed: false, holder: { docId: outcome.holder, title: state.title } };
       if (await abandoned(outcome)) {
-        await release(deps.eventStore, kind, key, metadata);
+        // Its task has ended, or its worker is gone: but a task that ended may have stored the
+        // document after the first look (its document comes before its task's end, and before its
+        // lease is given back), so look again before taking the claim over.
+        const now = (await deps.documents.read(outcome.holder)).state;
+        if (now.status === 'active')
+          return { claimed: false, holder: { docId: outcome.holder, title: now.title } };
+        await release(deps.eventStore, kind, key, metadata, outcome.holder);
         takeovers += 1;
         continue;
       }

@@ -47,4 +47,20 @@ describe('reservation decider', () => {
       .when(release)
       .then([]);
   });
+
+  it('frees a key only for the holder a conditional release names', () => {
+    const releaseOf = (holder: string): ReservationCommand => ({
+      type: 'ReleaseKey',
+      data: { kind: 'doc_source', key: 'k1', holder },
+      metadata,
+    });
+    key
+      .given([reserved('doc-1')])
+      .when(releaseOf('doc-2'))
+      .then([]);
+    key
+      .given([reserved('doc-1')])
+      .when(releaseOf('doc-1'))
+      .then([released]);
+  });
 });

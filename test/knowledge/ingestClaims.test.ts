@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { reserve } from '../../src/commands/reservation.js';
-import { SOURCE_RESERVATION, sha256, type IngestInput } from '../../src/knowledge/ingest.js';
+import { createIngestor, SOURCE_RESERVATION, sha256, type IngestInput } from '../../src/knowledge/ingest.js';
+import { holderOf } from '../../src/commands/reservation.js';
+import { metadataFor } from '../../src/commands/context.js';
+import { createReadStoreEmbeddingCache } from '../../src/knowledge/embeddingCache.js';
 import { taskAttemptLease } from '../../src/workers/jobs.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { createTask } from '../../src/commands/newTask.js';
@@ -97,5 +100,43 @@ describe("ingestion claims of a dead or resumed task's predecessor", function ()
     );
     expect(await outcome).to.include({ success: true, docId: taskId });
     expect(said).to.deep.equal([`waiting for ingestion ${live} of the same source to finish`]);
+  });
+
+  it('does not take over the claim of a task that stored its document just after the first look', async () => {
+    const source = `general/raced-${randomUUID()}.md`;
+    const holder = randomUUID();
+    const real = app.runtime.knowledge.documents;
+    let holderStores = true;
+    const ingestor = createIngestor({
+      parser: app.runtime.parser,
+      eventStore: app.runtime.eventStore,
+      embedder: app.runtime.knowledge.embedder,
+      embeddings: createReadStoreEmbeddingCache(app.runtime.readStore),
+      maxInputBytes: 10_000_000,
+      newId: randomUUID,
+      metadata: (who) => metadataFor(who, () => new Date()),
+      clock: () => new Date(),
+      // The holder's task has ended (its lease given back, the read model not yet saying so).
+      taskAlive: async () => false,
+      documents: {
+        execute: real.execute,
+        async read(id) {
+          const before = await real.read(id);
+          if (id === holder && holderStores) {
+            // Between this look and the next, the holder stores its document and ends.
+            holderStores = false;
+            expect(await ingestor(input(source, { taskId: holder, docId: holder }))).to.include({
+              success: true,
+              docId: holder,
+            });
+          }
+          return before;
+        },
+      },
+    });
+    await claimAsPredecessor(source, holder);
+    const outcome = await ingestor(input(source, { taskId: randomUUID() }));
+    expect(outcome).to.include({ isDuplicate: true, duplicateType: 'filepath', existingDocId: holder });
+    expect(await holderOf(app.runtime.eventStore, SOURCE_RESERVATION, sha256(source))).to.equal(holder);
   });
 });

@@ -19,8 +19,11 @@ export const reservationDecider: Decider<ReservationCommand, ReservationEvent, R
         return state.status === 'held'
           ? []
           : [{ type: 'KeyReserved', data: { kind, key, holder: command.data.holder } }];
-      case 'ReleaseKey':
-        return state.status === 'held' ? [{ type: 'KeyReleased', data: { kind, key } }] : [];
+      case 'ReleaseKey': {
+        const { holder } = command.data;
+        const theirs = state.status === 'held' && (holder === undefined || state.holder === holder);
+        return theirs ? [{ type: 'KeyReleased', data: { kind, key } }] : [];
+      }
     }
   },
   evolve(_state, event) {
