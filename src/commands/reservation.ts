@@ -2,6 +2,9 @@ import type { Metadata } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import { reservationAggregate } from './aggregates.js';
 import { createCommandHandler } from './commandHandler.js';
+import type { ReservationCommand } from '../domain/reservation/commands.js';
+import type { ReservationState } from '../domain/reservation/decider.js';
+import type { ReservationEvent } from '../domain/reservation/events.js';
 
 export type ReservationOutcome =
   | { reserved: true }
@@ -11,14 +14,16 @@ export type ReservationOutcome =
    */
   | { reserved: false; holder: string; since: string; cause: string | null };
 
-const handlers = new WeakMap<EventStore, ReturnType<typeof handlerOf>>();
+type ReservationHandler = ReturnType<
+  typeof createCommandHandler<ReservationCommand, ReservationEvent, ReservationState>
+>;
+/** One handler per event store: it holds nothing but its store, so it is made once. */
+const handlers = new WeakMap<EventStore, ReservationHandler>();
 
-function handlerOf(store: EventStore) {
-  return createCommandHandler(reservationAggregate, { eventStore: store });
-}
-function handler(store: EventStore): ReturnType<typeof handlerOf> {
+function handler(store: EventStore): ReservationHandler {
   let found = handlers.get(store);
-  if (!found) handlers.set(store, (found = handlerOf(store)));
+  if (!found)
+    handlers.set(store, (found = createCommandHandler(reservationAggregate, { eventStore: store })));
   return found;
 }
 

@@ -266,6 +266,12 @@ export function createIngestor(deps: IngestDeps) {
     return !(deps.clock().getTime() - Date.parse(claim.since) < abandonedClaimMs);
   }
 
+  /** The claim holder's document, when it is stored. */
+  async function storedDocument(docId: string): Promise<{ docId: string; title: string } | null> {
+    const { state } = await deps.documents.read(docId);
+    return state.status === 'active' ? { docId, title: state.title } : null;
+  }
+
   async function claim(
     kind: string,
     key: string,
@@ -277,16 +283,14 @@ export function createIngestor(deps: IngestDeps) {
     for (let takeovers = 0; takeovers < 3;) {
       const outcome = await reserve(deps.eventStore, kind, key, docId, metadata);
       if (outcome.reserved || outcome.holder === docId) return { claimed: true };
-      const state = (await deps.documents.read(outcome.holder)).state;
-      if (state.status === 'active')
-        return { claimed: false, holder: { docId: outcome.holder, title: state.title } };
+      const stored = await storedDocument(outcome.holder);
+      if (stored) return { claimed: false, holder: stored };
       if (await abandoned(outcome)) {
         // Its task has ended, or its worker is gone: but a task that ended may have stored the
         // document after the first look (its document comes before its task's end, and before its
         // lease is given back), so look again before taking the claim over.
-        const now = (await deps.documents.read(outcome.holder)).state;
-        if (now.status === 'active')
-          return { claimed: false, holder: { docId: outcome.holder, title: now.title } };
+        const storedSince = await storedDocument(outcome.holder);
+        if (storedSince) return { claimed: false, holder: storedSince };
         await release(deps.eventStore, kind, key, metadata, outcome.holder);
         takeovers += 1;
         continue;
@@ -471,12 +475,15 @@ export function createIngestor(deps: IngestDeps) {
 }
 
 /** Times stages and tells `input.onProgress` where the ingestion is. */
+const STAGE_ORDER = Object.keys(INGESTION_STAGES) as IngestionStage[];
+
+/** Where a stage starts: where the one before it ends. */
+function previousEnd(stage: IngestionStage): number {
+  const index = STAGE_ORDER.indexOf(stage);
+  return index > 0 ? INGESTION_STAGES[STAGE_ORDER[index - 1]!] : 0;
+}
+
 function stageReporter(input: Pick<IngestInput, 'onProgress'>, timings: StageTimings) {
-  const previousEnd = (stage: IngestionStage): number => {
-    const names = Object.keys(INGESTION_STAGES) as IngestionStage[];
-    const index = names.indexOf(stage);
-    return index > 0 ? INGESTION_STAGES[names[index - 1]!] : 0;
-  };
   const report = async (stage: IngestionStage, progress: number, detail: string): Promise<void> => {
     await input.onProgress?.({ stage, progress, detail });
   };
