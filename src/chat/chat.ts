@@ -16,7 +16,7 @@ import type { ReadAttachment } from './attachments.js';
 import { LiveTurn, type LiveTurns } from './liveTurns.js';
 import type { AvailableTools, Planner, TurnPrompt } from './planner.js';
 import { jsonPlanner } from './planners/jsonPlanner.js';
-import { localModePlanner } from './planners/localPlanner.js';
+import { localModePlanner } from './planners/localModePlanner.js';
 import { nativePlanner } from './planners/nativePlanner.js';
 import {
   callStatus,
