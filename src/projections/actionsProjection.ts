@@ -22,7 +22,7 @@ export type ActionView = {
 
 export const actionsProjection: Projection = {
   name: ACTIONS,
-  version: 1,
+  version: 2,
   handles: actionEvents.types,
   collections: [{ name: ACTIONS, indexes: ['owner', 'status', 'expiresAt', 'sequence'] }],
   async apply(recorded, view) {
@@ -37,7 +37,7 @@ export const actionsProjection: Projection = {
           tool: event.data.tool,
           params: event.data.params,
           risk: event.data.risk,
-          status: 'Pending',
+          status: 'pending',
           reason: null,
           createdAt: now,
           expiresAt: event.data.expiresAt,
@@ -48,19 +48,19 @@ export const actionsProjection: Projection = {
         return;
       }
       case 'ActionConfirmed':
-        return view.patch(ACTIONS, actionId, { status: 'Confirmed', decidedAt: now });
+        return view.patch(ACTIONS, actionId, { status: 'confirmed', decidedAt: now });
       case 'ActionRejected':
         return view.patch(ACTIONS, actionId, {
-          status: 'Rejected',
+          status: 'rejected',
           reason: event.data.reason,
           decidedAt: now,
         });
       case 'ActionExpired':
-        return view.patch(ACTIONS, actionId, { status: 'Expired', decidedAt: now });
+        return view.patch(ACTIONS, actionId, { status: 'expired', decidedAt: now });
       case 'ActionExecuted':
-        return view.patch(ACTIONS, actionId, { status: 'Executed' });
+        return view.patch(ACTIONS, actionId, { status: 'executed' });
       case 'ActionFailed':
-        return view.patch(ACTIONS, actionId, { status: 'Failed' });
+        return view.patch(ACTIONS, actionId, { status: 'failed' });
     }
   },
 };

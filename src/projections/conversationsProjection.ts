@@ -78,7 +78,7 @@ const titleKey = (conversationId: string): string => `${conversationId}:title`;
  */
 export const conversationsProjection: Projection = {
   name: CONVERSATIONS,
-  version: 1,
+  version: 2,
   handles: conversationEvents.types,
   collections: [
     { name: CONVERSATIONS, indexes: ['owner', 'status', 'lastActivityAt', 'deletedAt', 'sequence'] },

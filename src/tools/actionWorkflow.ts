@@ -78,7 +78,7 @@ export function actionWorkflow(deps: {
       const { state } = await actions.read(event.data.actionId);
       if (state.status === 'none') return;
       if (event.type === 'ActionConfirmed') {
-        if (state.status !== 'Confirmed' || state.taskId === null) return;
+        if (state.status !== 'confirmed' || state.taskId === null) return;
         const input: ToolTaskInput = {
           tool: state.tool,
           params: state.params,
@@ -124,13 +124,13 @@ export function actionWorkflow(deps: {
 function outcomeText(action: Existing): string {
   const name = `${action.tool} (action ${action.actionId})`;
   switch (action.status) {
-    case 'Executed':
+    case 'executed':
       return `The confirmed call of ${name} ran. Result: ${truncated(JSON.stringify(action.result ?? null))}`;
-    case 'Failed':
+    case 'failed':
       return `The confirmed call of ${name} failed: ${truncated(action.error ?? 'unknown error')}`;
-    case 'Rejected':
+    case 'rejected':
       return `The call of ${name} was rejected${action.reason ? `: ${truncated(action.reason)}` : ''}. It did not run.`;
-    case 'Expired':
+    case 'expired':
       return `The call of ${name} expired unconfirmed at ${action.expiresAt}. It did not run.`;
     default:
       return `The call of ${name} is ${action.status.toLowerCase()}.`;

@@ -1,6 +1,7 @@
 import type { ConversationCommand } from '../../src/domain/conversation/commands.js';
 import { conversationDecider } from '../../src/domain/conversation/decider.js';
-import type { ConversationEvent } from '../../src/domain/conversation/events.js';
+import { conversationEvents, type ConversationEvent } from '../../src/domain/conversation/events.js';
+import { expect } from 'chai';
 import { spec } from '../../src/domain/shared/deciderSpec.js';
 import type { Metadata } from '../../src/domain/shared/index.js';
 
@@ -208,5 +209,30 @@ describe('conversation decider', () => {
       .when(purge('2027-01-01T00:00:00.000Z'))
       .thenThrows('conversation_not_deleted');
     conversation.given([]).when(purge('2027-01-01T00:00:00.000Z')).thenThrows('conversation_not_found');
+  });
+});
+
+describe('conversation events', () => {
+  it('read the capitalised action status of version 1 messages in lower case, as every status is spelled now', () => {
+    const stored = {
+      type: 'MessageAppended',
+      data: {
+        ...message(3).data,
+        role: 'assistant',
+        action: { actionId: 'a-1', status: 'Executed', toolCallId: 'call_1' },
+      },
+      metadata,
+    };
+    const decoded = conversationEvents.decode(stored);
+    expect(decoded.type === 'MessageAppended' && decoded.data.action).to.deep.equal({
+      actionId: 'a-1',
+      status: 'executed',
+      toolCallId: 'call_1',
+    });
+    const current = conversationEvents.stamp('MessageAppended', metadata);
+    expect(conversationEvents.decode({ ...stored, metadata: current }).data).to.have.nested.property(
+      'action.status',
+      'Executed',
+    );
   });
 });

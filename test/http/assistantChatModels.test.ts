@@ -163,7 +163,7 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
       .send({ action_id: confirmCall!.action_id })
       .expect(200);
     expect(dataOf(confirmed), JSON.stringify(dataOf(confirmed))).to.include({
-      status: 'Executed',
+      status: 'executed',
       action_id: confirmCall!.action_id,
     });
     expect(dataOf(confirmed)['task_id']).to.be.a('string').and.not.equal(confirmCall!.action_id);
@@ -193,14 +193,14 @@ describe('Assistant API chat with native tool calls (a scripted OpenAI-wire mode
     );
     expect(byAction.get(confirmCall!.action_id)).to.deep.include({
       role: 'assistant',
-      action: { action_id: confirmCall!.action_id, status: 'Executed', tool_call_id: 'call_1' },
+      action: { action_id: confirmCall!.action_id, status: 'executed', tool_call_id: 'call_1' },
     });
     expect(String(byAction.get(confirmCall!.action_id)!['content']))
       .to.include('ran')
       .and.include(docId);
     expect(byAction.get(rejectCall!.action_id)).to.deep.include({
       role: 'assistant',
-      action: { action_id: rejectCall!.action_id, status: 'Rejected', tool_call_id: 'call_2' },
+      action: { action_id: rejectCall!.action_id, status: 'rejected', tool_call_id: 'call_2' },
     });
     expect(String(byAction.get(rejectCall!.action_id)!['content'])).to.include('changed my mind');
 

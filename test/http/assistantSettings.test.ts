@@ -175,7 +175,7 @@ describe('Assistant API settings', function () {
       await app.http.get('/api/v1/documents').set('X-API-Key', 'retrieval-key-123').expect(200)
     ).body.total as number;
     const confirmed = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
-    expect(confirmed.body.message.data).to.include({ success: true, status: 'Executed' });
+    expect(confirmed.body.message.data).to.include({ success: true, status: 'executed' });
     expect(confirmed.body.message.data.result).to.include({ documents });
   });
 

@@ -192,7 +192,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
       expect(data(requested)).to.include({ requires_confirmation: true });
       const actionId = data(requested)['action_id'] as string;
       const confirmed = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
-      expect(data(confirmed)).to.deep.include({ success: false, status: 'Failed' });
+      expect(data(confirmed)).to.deep.include({ success: false, status: 'failed' });
       expect((data(confirmed)['error'] as { message: string }).message).to.match(/does not exist/);
       expect(await count(`action-${actionId}`, 'ActionFailed')).to.equal(1);
     });
@@ -219,7 +219,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
         tool_name: 'delete_document',
         params: { doc_id: docIds[0] },
         risk_level: 'high',
-        status: 'Pending',
+        status: 'pending',
       });
     });
 
@@ -268,13 +268,13 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
         (action) => (action['params'] as { doc_id: string }).doc_id === docId,
       )!['action_id'] as string;
       const first = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
-      expect(data(first)).to.deep.include({ success: true, action_id: actionId, status: 'Executed' });
+      expect(data(first)).to.deep.include({ success: true, action_id: actionId, status: 'executed' });
       expect(data(first)['result']).to.deep.include({ doc_id: docId, deleted: true });
       expect(await eventually(async () => ((await documentExists(docId)) ? undefined : true))).to.equal(true);
       const again = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
       expect(data(again)).to.deep.include({
         success: true,
-        status: 'Executed',
+        status: 'executed',
         result: data(first)['result'],
       });
       expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
@@ -296,7 +296,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
         post(alice, 'confirm_action', { action_id: actionId }),
       ]);
       expect([one.status, two.status]).to.deep.equal([200, 200]);
-      expect(data(one)).to.deep.include({ success: true, status: 'Executed' });
+      expect(data(one)).to.deep.include({ success: true, status: 'executed' });
       expect(data(two)['result']).to.deep.equal(data(one)['result']);
       expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
       expect(await count(`action-${actionId}`, 'ActionExecuted')).to.equal(1);
@@ -314,7 +314,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
       }).expect(200);
       expect(data(rejected)).to.deep.equal({
         action_id: actionId,
-        status: 'Rejected',
+        status: 'rejected',
         reason: 'wrong document',
       });
       const again = await post(alice, 'reject_action', { action_id: actionId }).expect(200);

@@ -52,7 +52,7 @@ describe('a confirmed action while the worker is down', function () {
       20_000,
     );
     const confirmed = await confirmAction(app, alice, actionId);
-    expect(confirmed).to.deep.include({ success: true, status: 'Executed' });
+    expect(confirmed).to.deep.include({ success: true, status: 'executed' });
     expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
     // 4. The same reaction again (a crash after its effect, before its checkpoint) does nothing more.

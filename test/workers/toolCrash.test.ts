@@ -132,7 +132,7 @@ describe('a worker process killed in the middle of a confirmed action’s tool',
 
       // The owner reads the recorded result: confirming again runs nothing and answers it.
       const confirmed = await confirmAction(app!, alice, actionId);
-      expect(confirmed).to.deep.include({ success: true, status: 'Executed' });
+      expect(confirmed).to.deep.include({ success: true, status: 'executed' });
       expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
       // Another restart changes nothing.

@@ -3,7 +3,9 @@ import { InvalidStateError, NotFoundError } from '../shared/index.js';
 import type { ActionCommand } from './commands.js';
 import type { ActionEvent, ActionRequest } from './events.js';
 
-export type ActionStatus = 'Pending' | 'Confirmed' | 'Rejected' | 'Expired' | 'Executed' | 'Failed';
+/** Every status an action can have, spelled as every status of the API is (lower case, as tasks' are). */
+export const ACTION_STATUSES = ['pending', 'confirmed', 'rejected', 'expired', 'executed', 'failed'] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
 export type ActionState =
   | { status: 'none' }
@@ -27,7 +29,7 @@ function owned(state: ActionState, actionId: string, owner: string): Existing {
 }
 
 const expired = (action: Existing, now: string): boolean =>
-  action.status === 'Pending' && Date.parse(now) >= Date.parse(action.expiresAt);
+  action.status === 'pending' && Date.parse(now) >= Date.parse(action.expiresAt);
 
 function decide(command: ActionCommand, state: ActionState): Draft[] {
   const { actionId } = command.data;
@@ -43,27 +45,27 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       const action = owned(state, actionId, command.data.owner);
       // Expiry is an outcome, recorded by whoever finds it due; the caller learns it from the state.
       if (expired(action, command.metadata.now)) return [{ type: 'ActionExpired', data: { actionId } }];
-      if (action.status === 'Pending') {
+      if (action.status === 'pending') {
         return [{ type: 'ActionConfirmed', data: { actionId, taskId: command.data.taskId } }];
       }
       // Confirmed again (a retry, or a second tab): nothing more to do, the first one runs it.
-      if (action.status === 'Confirmed' || action.status === 'Executed' || action.status === 'Failed') {
+      if (action.status === 'confirmed' || action.status === 'executed' || action.status === 'failed') {
         return [];
       }
       throw new InvalidStateError(
-        action.status === 'Expired' ? 'action_expired' : 'action_rejected',
+        action.status === 'expired' ? 'action_expired' : 'action_rejected',
         `Action ${actionId} is ${action.status.toLowerCase()} and cannot be confirmed`,
       );
     }
     case 'RejectAction': {
       const action = owned(state, actionId, command.data.owner);
       if (expired(action, command.metadata.now)) return [{ type: 'ActionExpired', data: { actionId } }];
-      if (action.status === 'Pending') {
+      if (action.status === 'pending') {
         return [{ type: 'ActionRejected', data: { actionId, reason: command.data.reason } }];
       }
-      if (action.status === 'Rejected') return [];
+      if (action.status === 'rejected') return [];
       throw new InvalidStateError(
-        action.status === 'Expired' ? 'action_expired' : 'action_confirmed',
+        action.status === 'expired' ? 'action_expired' : 'action_confirmed',
         `Action ${actionId} is ${action.status.toLowerCase()} and cannot be rejected`,
       );
     }
@@ -73,7 +75,7 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       }
       // Only a confirmed action runs, as its own task, and its outcome is recorded once.
       const { taskId, outcome, executionTimeMs } = command.data;
-      if (state.status !== 'Confirmed' || taskId !== state.taskId) return [];
+      if (state.status !== 'confirmed' || taskId !== state.taskId) return [];
       return outcome.ok
         ? [{ type: 'ActionExecuted', data: { actionId, taskId, result: outcome.result, executionTimeMs } }]
         : [{ type: 'ActionFailed', data: { actionId, taskId, error: outcome.error, executionTimeMs } }];
@@ -84,7 +86,7 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
 function evolve(state: ActionState, event: ActionEvent): ActionState {
   if (event.type === 'ActionPending') {
     return {
-      status: 'Pending',
+      status: 'pending',
       conversationId: null,
       toolCallId: null,
       ...event.data,
@@ -97,15 +99,15 @@ function evolve(state: ActionState, event: ActionEvent): ActionState {
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'ActionConfirmed':
-      return { ...state, status: 'Confirmed', taskId: event.data.taskId ?? event.data.actionId };
+      return { ...state, status: 'confirmed', taskId: event.data.taskId ?? event.data.actionId };
     case 'ActionRejected':
-      return { ...state, status: 'Rejected', reason: event.data.reason };
+      return { ...state, status: 'rejected', reason: event.data.reason };
     case 'ActionExpired':
-      return { ...state, status: 'Expired' };
+      return { ...state, status: 'expired' };
     case 'ActionExecuted':
-      return { ...state, status: 'Executed', result: event.data.result };
+      return { ...state, status: 'executed', result: event.data.result };
     case 'ActionFailed':
-      return { ...state, status: 'Failed', error: event.data.error };
+      return { ...state, status: 'failed', error: event.data.error };
   }
 }
 

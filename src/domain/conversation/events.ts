@@ -1,3 +1,4 @@
+import type { ActionStatus } from '../action/decider.js';
 import type { Event } from '../shared/index.js';
 import { defineEvents } from '../shared/index.js';
 
@@ -20,7 +21,7 @@ export interface ToolResultRef {
 /** What an assistant message tells of a pending action: its outcome, once it has one. */
 export interface ActionRef {
   actionId: string;
-  status: string;
+  status: ActionStatus;
   /** The model's id of the call that became the action, when a chat turn made it. */
   toolCallId?: string;
 }
@@ -89,7 +90,17 @@ export type ConversationEvent =
 
 export const conversationEvents = defineEvents<ConversationEvent>({
   ConversationCreated: {},
-  MessageAppended: {},
+  MessageAppended: {
+    version: 2,
+    // Version 1 spelled an action's status capitalised (`Executed`); every status is lower case now.
+    upcast: {
+      1: (data) => {
+        const action = data['action'] as Record<string, unknown> | undefined;
+        if (!action || typeof action['status'] !== 'string') return data;
+        return { ...data, action: { ...action, status: action['status'].toLowerCase() } };
+      },
+    },
+  },
   ConversationDeleted: {},
   ConversationRestored: {},
   ConversationPurged: {},

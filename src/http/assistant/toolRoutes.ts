@@ -1,3 +1,4 @@
+import { ACTION_STATUSES } from '../../domain/action/decider.js';
 import { ACTIONS, type ActionView } from '../../projections/actionsProjection.js';
 import { TOOL_CATEGORIES, type Tool } from '../../tools/registry.js';
 import type { CallOutcome, Tools } from '../../tools/tools.js';
@@ -36,7 +37,7 @@ const callResultSchema = {
     action_id: { type: 'string' },
     expires_at: { type: 'string' },
     task_id: { type: 'string' },
-    status: { type: 'string' },
+    status: { enum: [...ACTION_STATUSES, 'running'] },
   },
 } as const satisfies Schema;
 
@@ -48,7 +49,7 @@ const actionSchema = {
     tool_name: { type: 'string' },
     params: { type: 'object' },
     risk_level: { enum: ['low', 'medium', 'high'] },
-    status: { type: 'string' },
+    status: { enum: ACTION_STATUSES },
     created_at: { type: 'string' },
     expires_at: { type: 'string' },
   },
@@ -296,7 +297,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
             action_id: body.action_id,
             ...(confirmed.state.taskId ? { task_id: confirmed.state.taskId } : {}),
             status:
-              confirmed.outcome.state === 'running' ? 'Confirmed' : data.success ? 'Executed' : 'Failed',
+              confirmed.outcome.state === 'running' ? 'confirmed' : data.success ? 'executed' : 'failed',
           }),
           position: confirmed.position,
         };
@@ -326,7 +327,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
             required: ['action_id', 'status', 'reason'],
             properties: {
               action_id: { type: 'string' },
-              status: { const: 'Rejected' },
+              status: { const: 'rejected' },
               reason: { type: ['string', 'null'] },
             },
           }),
@@ -340,7 +341,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
         const reason = body.reason?.trim() || null;
         const rejected = await tools.reject(owner, body.action_id, reason, caller);
         return {
-          body: envelope({ action_id: body.action_id, status: 'Rejected', reason: rejected.state.reason }),
+          body: envelope({ action_id: body.action_id, status: 'rejected', reason: rejected.state.reason }),
           position: rejected.position,
         };
       },
