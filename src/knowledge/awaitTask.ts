@@ -2,6 +2,7 @@ import { BusUnavailableError } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
 import type { TaskCommands } from '../commands/aggregates.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../domain/task/events.js';
+import { awaitStreamEvent } from '../eventStore/awaitStreamEvent.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 
 export interface FinishedTask {
@@ -99,26 +100,30 @@ export async function awaitTask(
     stop.abort(refused);
   }
   try {
-    for await (const batch of eventStore.subscribeToStream(taskStream(taskId), { signal: stop.signal })) {
-      if (batch.some((event) => STARTED.has(event.type))) started = true;
-      const end = batch.find((event) => terminal.has(event.type));
-      if (!end) continue;
-      // Our own withdrawal, seen before it was said: the answer is the refusal, not "cancelled".
-      const inFlight = checkInFlight();
-      if (end.type === 'TaskCancelled' && inFlight) await inFlight;
-      if (refused) throw refused;
-      return {
-        status: STATUS[end.type]!,
-        result: (end.data['result'] as Record<string, unknown> | null | undefined) ?? null,
-        error: (end.data['error'] as string | undefined) ?? null,
-        position: end.position,
-      };
-    }
+    const end = await awaitStreamEvent(
+      eventStore,
+      taskStream(taskId),
+      (event) => {
+        if (STARTED.has(event.type)) started = true;
+        return terminal.has(event.type) ? event : undefined;
+      },
+      stop.signal,
+    );
+    // Our own withdrawal, seen before it was said: the answer is the refusal, not "cancelled".
+    const inFlight = checkInFlight();
+    if (end.type === 'TaskCancelled' && inFlight) await inFlight;
+    if (refused) throw refused;
+    return {
+      status: STATUS[end.type]!,
+      result: (end.data['result'] as Record<string, unknown> | null | undefined) ?? null,
+      error: (end.data['error'] as string | undefined) ?? null,
+      position: end.position,
+    };
+  } catch (error) {
+    if (refused) throw refused;
+    throw error;
   } finally {
     if (timer) clearInterval(timer);
     signal.removeEventListener('abort', onAbort);
   }
-  if (refused) throw refused;
-  signal.throwIfAborted();
-  throw new Error(`the event stream of task ${taskId} ended before the task finished`);
 }

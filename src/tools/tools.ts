@@ -1,10 +1,11 @@
 import type { ActionCommands, ActionOutcome, TaskCommands } from '../commands/aggregates.js';
 import type { Caller, Clock } from '../commands/context.js';
 import type { ActionState } from '../domain/action/decider.js';
-import { actionStream } from '../domain/action/events.js';
+import { actionEvents, actionStream } from '../domain/action/events.js';
+import { taskEvents, taskStream } from '../domain/task/events.js';
+import { awaitStreamEvent } from '../eventStore/awaitStreamEvent.js';
 import { InvalidStateError, NotFoundError } from '../domain/shared/index.js';
 import type { EventStore, RecordedEvent } from '../eventStore/eventStore.js';
-import { awaitTask } from '../knowledge/awaitTask.js';
 import { ACTIONS, type ActionView } from '../projections/actionsProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { ToolPolicy } from '../settings/definitions.js';
@@ -55,63 +56,24 @@ export function createTools(options: ToolsOptions) {
   const { registry, tasks, actions, eventStore, readModels, clock } = options;
   const waitMs = options.waitMs ?? 60_000;
 
-  async function waitForTask(taskId: string, signal: AbortSignal): Promise<CallOutcome> {
+  /**
+   * The one way a caller waits for a call's outcome: follows the stream that records it (the task's
+   * for a call that runs at once, the action's for a confirmed one: its outcome is recorded there
+   * after the task's) until `outcomeOf` finds it, or answers that it still runs after `waitMs`.
+   */
+  async function waitFor(
+    stream: string,
+    outcomeOf: (event: RecordedEvent) => CallOutcome | undefined,
+    signal: AbortSignal,
+  ): Promise<CallOutcome> {
     const bounded = withTimeout(signal, waitMs);
     try {
-      const finished = await awaitTask(eventStore, taskId, bounded);
-      if (finished.status === 'completed') {
-        const result = (finished.result ?? {}) as unknown as ToolTaskResult;
-        return {
-          state: 'done',
-          success: result.success,
-          result: result.result ?? null,
-          error: result.error ?? null,
-          executionTimeMs: result.execution_time_ms,
-        };
-      }
-      return {
-        state: 'done',
-        success: false,
-        result: null,
-        error: {
-          type: finished.status === 'cancelled' ? 'tool_cancelled' : 'tool_failed',
-          message: finished.error ?? 'the tool failed',
-        },
-        executionTimeMs: 0,
-      };
+      return await awaitStreamEvent(eventStore, stream, outcomeOf, bounded);
     } catch (error) {
       signal.throwIfAborted();
       if (bounded.aborted) return { state: 'running' };
       throw error;
     }
-  }
-
-  /** Follows the action's stream until its outcome is recorded (or the wait runs out). */
-  async function waitForAction(actionId: string, signal: AbortSignal): Promise<CallOutcome> {
-    const bounded = withTimeout(signal, waitMs);
-    try {
-      for await (const batch of eventStore.subscribeToStream(actionStream(actionId), { signal: bounded })) {
-        const end = batch.find(
-          (event: RecordedEvent) => event.type === 'ActionExecuted' || event.type === 'ActionFailed',
-        );
-        if (!end) continue;
-        const executionTimeMs = Number(end.data['executionTimeMs'] ?? 0);
-        return end.type === 'ActionExecuted'
-          ? { state: 'done', success: true, result: end.data['result'] ?? null, error: null, executionTimeMs }
-          : {
-              state: 'done',
-              success: false,
-              result: null,
-              error: { type: 'tool_failed', message: String(end.data['error']) },
-              executionTimeMs,
-            };
-      }
-    } catch (error) {
-      signal.throwIfAborted();
-      if (!bounded.aborted) throw error;
-    }
-    signal.throwIfAborted();
-    return { state: 'running' };
   }
 
   const policyOf = options.policyOf ?? riskPolicy;
@@ -145,7 +107,10 @@ export function createTools(options: ToolsOptions) {
         correlationId: caller.correlationId,
       };
       const created = await createTask(tasks, TOOL_JOB, { ...input }, caller, { owner: caller.actorId });
-      return { taskId: created.taskId, outcome: await waitForTask(created.taskId, signal) };
+      return {
+        taskId: created.taskId,
+        outcome: await waitFor(taskStream(created.taskId), taskOutcome, signal),
+      };
     },
 
     /** Records a call that needs confirmation (high risk, or so set) as a pending action of `owner`; nothing runs. */
@@ -181,16 +146,20 @@ export function createTools(options: ToolsOptions) {
         caller,
       );
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
-      if (state.status === 'Expired') {
+      if (state.status === 'expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
       }
-      return { state, position: outcome.position, outcome: await waitForAction(actionId, signal) };
+      return {
+        state,
+        position: outcome.position,
+        outcome: await waitFor(actionStream(actionId), actionOutcome, signal),
+      };
     },
 
     async reject(owner: string, actionId: string, reason: string | null, caller: Caller) {
       const outcome = await actions.execute('RejectAction', { actionId, owner, reason }, caller);
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
-      if (state.status === 'Expired') {
+      if (state.status === 'expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
       }
       return { state, position: outcome.position, at: outcome.appended[0]?.metadata.now ?? null };
@@ -201,7 +170,7 @@ export function createTools(options: ToolsOptions) {
       owner: string,
       page: { page: number; pageSize: number } = { page: 1, pageSize: 500 },
     ): Promise<{ actions: ActionView[]; total: number }> {
-      const filter = { owner, status: 'Pending', expiresAt: { $gt: clock().toISOString() } };
+      const filter = { owner, status: 'pending', expiresAt: { $gt: clock().toISOString() } };
       const [actions, total] = await Promise.all([
         readModels.find<ActionView>(ACTIONS, {
           filter,
@@ -217,3 +186,55 @@ export function createTools(options: ToolsOptions) {
 }
 
 export type Tools = ReturnType<typeof createTools>;
+
+/** How a call that ran at once ended, read from its task's end. */
+function taskOutcome(recorded: RecordedEvent): CallOutcome | undefined {
+  if (!taskEvents.has(recorded.type)) return undefined;
+  const event = taskEvents.decode(recorded);
+  switch (event.type) {
+    case 'TaskCompleted': {
+      const result = (event.data.result ?? {}) as unknown as ToolTaskResult;
+      return {
+        state: 'done',
+        success: result.success,
+        result: result.result ?? null,
+        error: result.error ?? null,
+        executionTimeMs: result.execution_time_ms,
+      };
+    }
+    case 'TaskFailed':
+      return failed('tool_failed', event.data.error, 0);
+    case 'TaskCancelled':
+      return failed('tool_cancelled', event.data.reason ?? 'the tool was cancelled', 0);
+    default:
+      return undefined;
+  }
+}
+
+/** How a confirmed call ended, read from the outcome its action records after its task's end. */
+function actionOutcome(recorded: RecordedEvent): CallOutcome | undefined {
+  if (!actionEvents.has(recorded.type)) return undefined;
+  const event = actionEvents.decode(recorded);
+  switch (event.type) {
+    case 'ActionExecuted':
+      return {
+        state: 'done',
+        success: true,
+        result: event.data.result ?? null,
+        error: null,
+        executionTimeMs: event.data.executionTimeMs ?? 0,
+      };
+    case 'ActionFailed':
+      return failed('tool_failed', event.data.error, event.data.executionTimeMs ?? 0);
+    default:
+      return undefined;
+  }
+}
+
+const failed = (type: string, message: string, executionTimeMs: number): CallOutcome => ({
+  state: 'done',
+  success: false,
+  result: null,
+  error: { type, message },
+  executionTimeMs,
+});
