@@ -14,6 +14,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The licence of eld's language data, vendored under src/vendor/eld (Apache-2.0 asks a copy to go with it).
+COPY --from=build /app/src/vendor/eld/LICENSE ./dist/src/vendor/eld/LICENSE
 VOLUME ["/data"]
 EXPOSE 8000
 # V8's background threads sized to the cores (cores - 1), not Node's fixed 4: on 2 cores the four

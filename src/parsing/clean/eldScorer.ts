@@ -7,25 +7,16 @@
  * parse workers' time; this gives the same answers about four times faster (the tests compare it
  * with `eld.detect` on real and random text).
  *
- * eld's package exports only its finished detector, so its modules are imported by their place in
- * the package, which is pinned (package.json): an update that moves them fails loudly here.
+ * eld's data comes from the copy vendored in src/vendor/eld (eld's Apache-2.0 licence and what was
+ * converted are there), so the product imports nothing of eld's package; the algorithm below follows
+ * eld's languageDetector.js and LanguageResult.js (Copyright 2023 Nito T.M., Apache-2.0).
  */
 
-import { readFileSync } from 'node:fs';
+import { avgScore, dictionary, languages, ngrams, separators } from '../../vendor/eld/extrasmall.js';
 
-const eldSource = new URL('../', import.meta.resolve('eld/extrasmall'));
-const load = async <T>(path: string): Promise<T> => (await import(new URL(path, eldSource).href)) as T;
-const [{ dictionary }, { separators }, { avgScore }] = await Promise.all([
-  load<{ dictionary: string[] }>('dictionary.js'),
-  load<{ separators: RegExp }>('regexPatterns.js'),
-  load<{ avgScore: Record<string, number> }>('avgScore.js'),
-]);
-
-/** eld's n-gram database as typed arrays (see `readNgrams`). */
+/** The vendored n-gram database as typed arrays (see `readNgrams`). */
 export interface Ngrams {
-  /** Language number → ISO 639-1 code. */
-  codes: string[];
-  /** Byte n-gram (one character per byte, see eld's dictionary.js) → its number. */
+  /** Byte n-gram (one character per byte, see eld's dictionary) → its number. */
   numberOf: Map<string, number>;
   /** N-gram number n's [language, weight + floor] pairs are `pairs[starts[n]]` to `pairs[starts[n + 1]]`. */
   starts: Int32Array;
@@ -33,90 +24,59 @@ export interface Ngrams {
 }
 
 /**
- * eld's n-gram database, read from its module's text. Imported, its 50k objects would stay on every
- * parse worker's heap for good (~21 MB, half an idle worker's heap), and each full collection of the
- * worker marks them all: an idle worker's memory-reducing collections took ~100 ms of CPU that a
- * search on the same two cores waited for. Evaluating the literal and converting it took ~170 ms of
- * each worker's start; scanning the text takes a fraction of that and makes no object per n-gram.
- * The module is one object literal whose n-grams are `key:{language:weight,…}`, keys bare or in
- * single quotes (with `\'` and `\\` escaped): anything else stops the scan with an error, so an
- * update of the pinned package that changes it fails loudly.
+ * The vendored n-gram database, read from its text: one n-gram a line, `ngram<TAB>language:weight,…`
+ * (src/vendor/eld/README.md). As eld's objects, its 50k n-grams would stay on every parse worker's
+ * heap for good (~21 MB, half an idle worker's heap), and each full collection of the worker marks
+ * them all: an idle worker's memory-reducing collections took ~100 ms of CPU that a search on the
+ * same two cores waited for. Scanning the text makes no object per n-gram but its key. Language
+ * numbers must be below `languageCount`; anything else stops the scan with an error, so a refresh
+ * that writes another shape fails loudly.
  */
-export function readNgrams(source: string): Ngrams {
+export function readNgrams(text: string, languageCount: number): Ngrams {
   const fail = (at: number): never => {
     throw new Error(`eld's n-gram database has an unexpected shape at offset ${at}`);
   };
-  const languages = /languages:\{([^}]*)\}/.exec(source)?.[1] ?? fail(0);
-  const codes: string[] = [];
-  for (const [, number, code] of languages.matchAll(/(\d+):'([a-z]+)'/g)) codes[Number(number)] = code!;
-  let at = source.indexOf('ngrams:{');
-  // Spread, a missing language number reads as undefined.
-  if (at < 0 || codes.length === 0 || [...codes].some((code) => code === undefined)) fail(0);
-  at += 'ngrams:{'.length;
   const numberOf = new Map<string, number>();
   const starts: number[] = [0];
   const pairs: number[] = [];
+  let at = 0;
   const integer = (): number => {
     let value = 0;
     const from = at;
-    for (let code = source.charCodeAt(at); code >= 48 && code <= 57; code = source.charCodeAt(++at))
+    for (let code = text.charCodeAt(at); code >= 48 && code <= 57; code = text.charCodeAt(++at))
       value = value * 10 + (code - 48);
-    return at === from ? fail(at) : value;
+    return at === from ? fail(from) : value;
   };
-  const expect = (char: string): void => {
-    if (source[at] !== char) fail(at);
-    at += 1;
-  };
-  for (;;) {
-    let key = '';
-    if (source[at] === "'") {
-      at += 1;
-      for (let from = at; ; at += 1) {
-        const char = source[at] ?? fail(at);
-        if (char === "'") {
-          key += source.slice(from, at);
-          at += 1;
-          break;
-        }
-        if (char === '\\') {
-          key += source.slice(from, at);
-          const escaped = source[at + 1];
-          if (escaped !== "'" && escaped !== '\\') fail(at);
-          key += escaped;
-          at += 1;
-          from = at + 1;
-        }
-      }
-    } else {
-      const end = source.indexOf(':', at);
-      key = source.slice(at, end);
-      if (end < 0 || !/^[A-Za-z_$][\w$]*$/.test(key)) fail(at);
-      at = end;
-    }
-    expect(':');
-    expect('{');
+  while (at < text.length) {
+    const tab = text.indexOf('\t', at);
+    const newline = text.indexOf('\n', at);
+    // A key of at least one character, on this line, and every n-gram new.
+    if (tab <= at || (newline >= 0 && newline < tab)) fail(at);
+    const key = text.slice(at, tab);
+    if (numberOf.has(key)) fail(at);
+    at = tab + 1;
     for (;;) {
       const language = integer();
-      expect(':');
+      if (language >= languageCount || text[at] !== ':') fail(at);
+      at += 1;
       pairs.push(language, integer() + BASE_NGRAM_SCORE);
-      if (source[at] === '}') break;
-      expect(',');
+      if (text[at] === '\n') break;
+      if (text[at] !== ',') fail(at);
+      at += 1;
     }
     at += 1;
     numberOf.set(key, numberOf.size);
     starts.push(pairs.length);
-    if (source[at] === '}') break;
-    expect(',');
   }
-  return { codes, numberOf, starts: Int32Array.from(starts), pairs: Int32Array.from(pairs) };
+  if (numberOf.size === 0) fail(0);
+  return { numberOf, starts: Int32Array.from(starts), pairs: Int32Array.from(pairs) };
 }
 
 // eld stores each weight less this floor and adds it back when scoring.
 const BASE_NGRAM_SCORE = 53;
-/** The text of eld's n-gram module, as `readNgrams` reads it. */
-export const ELD_NGRAMS_URL = new URL('ngrams/extrasmall.js', eldSource);
-const { codes, numberOf, starts, pairs } = readNgrams(readFileSync(ELD_NGRAMS_URL, 'utf8'));
+const codes = languages;
 const languageCount = codes.length;
+const { numberOf, starts, pairs } = readNgrams(ngrams, languageCount);
 const PLAIN_ASCII = /^[A-Za-z]+(?: [A-Za-z]+)*$/;
 // eld's constants: how much of the text it reads, and how it scales and trusts scores.
 const MAX_CHARS = 1000;
