@@ -1,3 +1,4 @@
+import type { Settings } from './configuration/variable.js';
 import type { HealthCheck } from './health.js';
 import type { Projection } from './projections/projection.js';
 import type { JobType } from './workers/jobs.js';
@@ -5,9 +6,9 @@ import type { Reactor } from './workers/reactors.js';
 
 /**
  * What a module (tasks, knowledge, conversations, tools and actions, users, settings, onboarding)
- * declares of itself before anything is opened: its aggregates and the read models it keeps. The
- * runtime composes the declarations: the projections the projector runs, and the event types that
- * remove a stream (which the purge reactor acts on).
+ * declares of itself before anything is opened: its aggregates, the read models it keeps and its
+ * settings. The runtime composes the declarations: the projections the projector runs, and the event
+ * types that remove a stream (which the purge reactor acts on); config.ts composes their settings.
  */
 export interface ModuleDeclaration {
   name: string;
@@ -15,6 +16,8 @@ export interface ModuleDeclaration {
   aggregates: ReadonlyArray<{ category: string; purgedBy?: readonly string[] }>;
   /** The projections that keep its read models. */
   projections: readonly Projection[];
+  /** The environment variables it reads, and its part of the configuration (composed by config.ts). */
+  settings?: Settings<object>;
 }
 
 /** What a module brings once wired to its dependencies: its reactors, its jobs, its readiness checks. */

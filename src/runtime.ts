@@ -143,7 +143,7 @@ export interface Runtime {
 }
 
 /** The product's modules, as they declare themselves: the runtime composes them. */
-const MODULES: readonly ModuleDeclaration[] = [
+export const MODULES: readonly ModuleDeclaration[] = [
   tasksModule,
   knowledgeModule,
   conversationsModule,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.js';
+import { MODULES } from '../src/runtime.js';
 import { parseMilvusUrl } from '../src/vector/milvusUrl.js';
 
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
@@ -104,5 +105,46 @@ describe('configuration', () => {
     });
     expect(parseMilvusUrl('http://u:p@127.0.0.1:19530', 'api-key').token).to.equal('api-key');
     expect(() => parseMilvusUrl('http://127.0.0.1:19530/db')).to.throw('not a Milvus address');
+  });
+});
+
+describe('configuration declared by the modules', () => {
+  it('reads every variable a module declares, and declares none twice', () => {
+    const read = CONFIG_VARIABLES.map((variable) => variable.name);
+    expect(new Set(read).size, 'a variable declared twice').to.equal(read.length);
+    for (const module of MODULES) {
+      for (const variable of module.settings?.variables ?? []) {
+        expect(read, `${module.name}: ${variable.name}`).to.include(variable.name);
+      }
+    }
+  });
+
+  it('gives each module its part from its own variables, checked by their schemas', () => {
+    const config = loadConfig({
+      CONVERSATION_PURGE_AFTER_DAYS: '7',
+      ACTION_EXPIRY_MINUTES: '5',
+      TASK_HEARTBEAT_MS: '200',
+      API_KEYS: 'a, b,a,,',
+    });
+    expect(config).to.include({
+      conversationPurgeAfterMs: 7 * 86_400_000,
+      actionExpiryMs: 5 * 60_000,
+      taskHeartbeatMs: 200,
+      // Derived from another variable when not set itself.
+      taskClaimTimeoutMs: 600,
+    });
+    expect(config.apiKeys).to.deep.equal(['a', 'b']);
+    expect(() => loadConfig({ ACTION_EXPIRY_MINUTES: '1.5' })).to.throw(
+      ConfigError,
+      'ACTION_EXPIRY_MINUTES must be an integer from 1 to 525600, got "1.5"',
+    );
+    expect(() => loadConfig({ SESSION_COOKIE_SECURE: 'yes' })).to.throw(
+      ConfigError,
+      'SESSION_COOKIE_SECURE must be one of true, false, got "yes"',
+    );
+    expect(() => loadConfig({ READY_REQUIRES: 'embedder,nonsense' })).to.throw(
+      ConfigError,
+      'READY_REQUIRES has unknown nonsense; allowed:',
+    );
   });
 });

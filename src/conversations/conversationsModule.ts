@@ -1,4 +1,5 @@
 import { conversationAggregate } from '../commands/aggregates.js';
+import { conversationSettings } from './conversationSettings.js';
 import type { ModuleDeclaration } from '../moduleDeclaration.js';
 import { conversationsProjection } from '../projections/conversationsProjection.js';
 
@@ -7,4 +8,5 @@ export const conversationsModule: ModuleDeclaration = {
   name: 'conversations',
   aggregates: [conversationAggregate],
   projections: [conversationsProjection],
+  settings: conversationSettings,
 };

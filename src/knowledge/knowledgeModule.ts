@@ -1,5 +1,6 @@
 import { documentAggregate, reservationAggregate } from '../commands/aggregates.js';
 import type { OptionalComponent } from '../health.js';
+import { knowledgeSettings } from './knowledgeSettings.js';
 import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
 import { knowledgeProjection } from '../projections/knowledgeProjection.js';
 import type { KnowledgeBase } from './knowledgeBase.js';
@@ -10,6 +11,7 @@ export const knowledgeModule: ModuleDeclaration = {
   // Reservations keep one document per source and content (users claim their names with them too).
   aggregates: [documentAggregate, reservationAggregate],
   projections: [knowledgeProjection],
+  settings: knowledgeSettings,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { ActionCommands, ConversationCommands, TaskCommands } from '../commands/aggregates.js';
 import { actionAggregate } from '../commands/aggregates.js';
+import { toolSettings } from './toolSettings.js';
 import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
 import { actionsProjection } from '../projections/actionsProjection.js';
 import { actionWorkflow } from './actionWorkflow.js';
@@ -11,6 +12,7 @@ export const toolsModule: ModuleDeclaration = {
   name: 'tools',
   aggregates: [actionAggregate],
   projections: [actionsProjection],
+  settings: toolSettings,
 };
 
 /** The action workflow, and the job that runs a tool call in a worker. */

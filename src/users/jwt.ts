@@ -8,7 +8,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { JwtSettings } from '../config.js';
+import type { JwtSettings } from './userSettings.js';
 
 /** What a verified token says: who (the `sub`) and whether its roles claim names `admin`. */
 export interface JwtIdentity {

@@ -1,4 +1,5 @@
 import { userAggregate } from '../commands/aggregates.js';
+import { userSettings } from './userSettings.js';
 import type { ModuleDeclaration } from '../moduleDeclaration.js';
 import { usersProjection } from '../projections/usersProjection.js';
 
@@ -7,4 +8,5 @@ export const usersModule: ModuleDeclaration = {
   name: 'users',
   aggregates: [userAggregate],
   projections: [usersProjection],
+  settings: userSettings,
 };

@@ -1,5 +1,6 @@
 import type { Bus } from '../bus/bus.js';
 import { taskAggregate } from '../commands/aggregates.js';
+import { taskSettings } from './taskSettings.js';
 import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
 import { tasksProjection } from '../projections/tasksProjection.js';
 import { taskDispatchReactor } from './taskDispatch.js';
@@ -9,6 +10,7 @@ export const tasksModule: ModuleDeclaration = {
   name: 'tasks',
   aggregates: [taskAggregate],
   projections: [tasksProjection],
+  settings: taskSettings,
 };
 
 export function tasksParts(deps: { bus: Bus }): ModuleParts {
