@@ -11,17 +11,18 @@ export const INGEST_UPLOAD_JOB = 'ingest_upload';
 const PROGRESS_INTERVAL_MS = 500;
 
 /**
- * An ingestion's progress as a task records it: the first report at once, then at most one every
- * PROGRESS_INTERVAL_MS (a small file is stored before a second one is due, so it costs one event,
- * and a long one shows its stage and page twice a second). `scale` maps the ingestion's share onto
- * the task's (a scrape ingests several pages).
+ * An ingestion's progress as a task records it: the first report once PROGRESS_INTERVAL_MS of work
+ * have passed, then at most one every PROGRESS_INTERVAL_MS. A small file is stored before any is
+ * due, so its progress costs no event (its task goes from started to completed), and a long one
+ * shows its stage and page twice a second. `scale` maps the ingestion's share onto the task's (a
+ * scrape ingests several pages).
  */
 export function taskProgressOf(
   progress: (fraction: number, message?: string) => Promise<void>,
   scale: (share: number) => number = (share) => share,
   clock: () => number = () => performance.now(),
 ): (report: StageReport) => Promise<void> {
-  let last = -Infinity;
+  let last = clock();
   return async (report) => {
     const now = clock();
     if (now - last < PROGRESS_INTERVAL_MS) return;

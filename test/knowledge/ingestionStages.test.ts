@@ -53,7 +53,7 @@ describe('the ingestion pipeline’s stages', function () {
     expect(Object.values(outcome.timings).every((ms) => typeof ms === 'number' && ms >= 0)).to.equal(true);
   });
 
-  it('records a task’s progress at once, then at most every half second, naming the stage', async () => {
+  it('records no progress for a quick ingestion, then at most every half second, naming the stage', async () => {
     const recorded: Array<[number, string | undefined]> = [];
     let now = 1_000;
     const report = taskProgressOf(
@@ -65,12 +65,16 @@ describe('the ingestion pipeline’s stages', function () {
     );
     await report({ stage: 'receive', progress: 0.02, detail: '10 bytes' });
     now += 499;
-    await report({ stage: 'parse', progress: 0.3, detail: 'page 1 of 2' });
+    await report({ stage: 'parse', progress: 0.2, detail: 'page 1 of 3' });
     now += 1;
-    await report({ stage: 'parse', progress: 0.6, detail: 'page 2 of 2' });
+    await report({ stage: 'parse', progress: 0.4, detail: 'page 2 of 3' });
+    now += 499;
+    await report({ stage: 'parse', progress: 0.5, detail: 'page 3 of 3' });
+    now += 1;
+    await report({ stage: 'chunk', progress: 0.7, detail: '12 chunks' });
     expect(recorded).to.deep.equal([
-      [0.01, 'receive: 10 bytes'],
-      [0.3, 'parse: page 2 of 2'],
+      [0.2, 'parse: page 2 of 3'],
+      [0.35, 'chunk: 12 chunks'],
     ]);
   });
 });
