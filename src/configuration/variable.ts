@@ -40,14 +40,22 @@ function variable<T>(
   name: string,
   declared: Declared,
   schema: z.ZodType<T>,
-  refusal: (raw: string) => string,
+  /** The message of a refused value; `issues` are the schema's messages. */
+  refusal: (raw: string, issues: string[]) => string,
   /** The value when unset, for variables whose documented default is a description: `(none)`, `(empty)`. */
   unset?: T,
 ): Variable<T> {
   const documented = String(declared.default);
   const parse = (raw: string): T => {
     const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new ConfigError(refusal(raw));
+    if (!parsed.success) {
+      throw new ConfigError(
+        refusal(
+          raw,
+          parsed.error.issues.map((issue) => issue.message),
+        ),
+      );
+    }
     return parsed.data;
   };
   return {
@@ -135,30 +143,32 @@ export function url(name: string, meaning: string, shown = '(none)'): Variable<s
   );
 }
 
-/** A comma-separated list, blanks and repeats dropped; with `allowed`, anything else is refused. */
+/**
+ * A comma-separated list, blanks and repeats dropped. With `allowed`, anything else is refused; with
+ * `problemOf`, any item it finds a problem with (the message names the item and the problem).
+ */
 export function list<T extends string = string>(
   name: string,
-  declared: Declared & { allowed?: readonly T[] },
+  declared: Declared & { allowed?: readonly T[]; problemOf?: (item: string) => string | null },
 ): Variable<T[]> {
-  const items = z
+  const { allowed, problemOf } = declared;
+  const schema = z
     .string()
-    .transform((raw) => [...new Set(raw.split(',').map((item) => item.trim()))].filter(Boolean));
-  const schema = declared.allowed
-    ? items.pipe(z.array(z.enum(declared.allowed as unknown as [T, ...T[]])))
-    : (items as unknown as z.ZodType<T[]>);
-  const unknownOf = (raw: string): string[] =>
-    raw
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item && !(declared.allowed as readonly string[]).includes(item));
-  return variable(
-    name,
-    declared,
-    schema,
-    (raw) =>
-      `${name} has unknown ${unknownOf(raw).join(', ')}; allowed: ${(declared.allowed ?? []).join(', ')}`,
-    [],
-  );
+    .transform((raw) => [...new Set(raw.split(',').map((item) => item.trim()))].filter(Boolean))
+    .superRefine((items, context) => {
+      const unknown = allowed ? items.filter((item) => !(allowed as readonly string[]).includes(item)) : [];
+      if (unknown.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `has unknown ${unknown.join(', ')}; allowed: ${allowed!.join(', ')}`,
+        });
+      }
+      for (const item of items) {
+        const problem = problemOf?.(item);
+        if (problem) context.addIssue({ code: 'custom', message: `has ${JSON.stringify(item)}: ${problem}` });
+      }
+    }) as unknown as z.ZodType<T[]>;
+  return variable(name, declared, schema, (_raw, issues) => `${name} ${issues.join('; ')}`, []);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type Env,
 } from '../configuration/variable.js';
 import { EMBEDDING_MODEL } from '../models/modelSettings.js';
+import { allowEntryProblem } from '../scrape/addressPolicy.js';
 
 const MAX_UPLOAD_BYTES = integer('MAX_UPLOAD_BYTES', {
   default: '52428800',
@@ -95,6 +96,7 @@ const SEARCH_DENSE_WEIGHT = decimal('SEARCH_DENSE_WEIGHT', {
 });
 const SCRAPE_ALLOWED_HOSTS = list('SCRAPE_ALLOWED_HOSTS', {
   default: '(empty)',
+  problemOf: allowEntryProblem,
   meaning:
     'Comma-separated host names and CIDRs scraping may reach although private or loopback (intranets, tests), e.g. `127.0.0.1,10.0.0.0/8`.',
 });

@@ -45,16 +45,68 @@ const blocked = new BlockList();
 for (const [network, prefix] of BLOCKED_V4) blocked.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of BLOCKED_V6) blocked.addSubnet(network, prefix, 'ipv6');
 
-/** The IPv4 address an IPv6 one carries (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96), if any. */
+/** The 16 bytes of a valid IPv6 address (as `isIP` accepts it: zone ids and a dotted tail allowed). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const before = head ? head.split(':') : [];
+  const after = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - before.length - after.length).fill('0');
+  return [...before, ...zeros, ...after].flatMap((group) => {
+    const value = Number.parseInt(group, 16);
+    return [value >> 8, value & 255];
+  });
+}
+
+const startsWith = (bytes: readonly number[], prefix: readonly number[]): boolean =>
+  prefix.every((byte, index) => bytes[index] === byte);
+
+/**
+ * The IPv4 address an IPv6 one carries, if any, so that it is judged by that address: IPv4-mapped
+ * `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64
+ * `64:ff9b::/96` and 6to4 `2002::/16` (whose IPv4 address follows the prefix), in any spelling.
+ */
 function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return null;
-  const high = Number.parseInt(hex[1]!, 16);
-  const low = Number.parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const bytes = ipv6Bytes(address);
+  const zeros = (count: number): number[] => Array<number>(count).fill(0);
+  const last = (): string => bytes.slice(12).join('.');
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff])) return last();
+  if (startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])) return last();
+  if (startsWith(bytes, zeros(12))) return last();
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return last();
+  if (startsWith(bytes, [0x20, 0x02])) return bytes.slice(2, 6).join('.');
+  return null;
+}
+
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
+
+/**
+ * What is wrong with an entry of the allow list (`SCRAPE_ALLOWED_HOSTS`), or null: an entry is a
+ * host name, an IP address (IPv6 optionally in brackets) or a CIDR — never a port or a URL, which
+ * would otherwise be taken for a name that matches nothing, silently.
+ */
+export function allowEntryProblem(entry: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(entry.toLowerCase())) return 'a host, not a URL';
+  const [network = '', prefix, extra] = entry.toLowerCase().split('/');
+  if (extra !== undefined) return 'a CIDR has one "/"';
+  const bare = network.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(bare);
+  if (family === 0) {
+    if (/:\d*$/.test(network)) return 'a port is not part of a host: leave it out';
+    if (prefix !== undefined) return 'a prefix length needs an IP address before it';
+    return HOST_NAME.test(network) ? null : 'not a host name, an IP address or a CIDR';
+  }
+  const most = family === 4 ? 32 : 128;
+  if (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > most)) {
+    return `the prefix length must be from 0 to ${most}`;
+  }
+  return null;
 }
 
 /** Host names that name the machine itself or a cloud's metadata service, whatever they resolve to. */

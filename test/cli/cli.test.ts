@@ -141,6 +141,14 @@ describe('archivist CLI', function () {
     const badConfig = run(['serve'], { DATA_DIR: dataDir, PORT: 'eighty' });
     expect(badConfig.status).to.equal(2);
     expect(badConfig.stderr).to.include('PORT must be an integer from 0 to 65535, got "eighty"');
+    const portInAllowList = run(['serve'], {
+      DATA_DIR: dataDir,
+      SCRAPE_ALLOWED_HOSTS: '10.0.0.0/8,intranet:8080',
+    });
+    expect(portInAllowList.status).to.equal(2);
+    expect(portInAllowList.stderr).to.include(
+      'SCRAPE_ALLOWED_HOSTS has "intranet:8080": a port is not part of a host: leave it out',
+    );
     expect(run(['events', '--from', '-3'], { DATA_DIR: dataDir }).status).to.equal(2);
     expect(run(['events', '--from', 'x'], { DATA_DIR: dataDir }).status).to.equal(2);
   });
