@@ -296,15 +296,19 @@ function cleanPath(path: string): string {
     .slice(-1_000);
 }
 
-/** Totals that agree with the per-file results by construction. */
+/**
+ * Totals that agree with the per-file results by construction: `successful` and `failed` count the
+ * results whose `success` is true and false, `duplicates` those whose `is_duplicate` is true (a
+ * skipped duplicate is a success that stored nothing, so it is in `successful` too), as a scrape's
+ * totals count.
+ */
 function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
-  const duplicates = results.filter((result) => result['is_duplicate'] === true).length;
   const failed = results.filter((result) => result['success'] !== true);
   return {
     total_files: results.length,
-    successful: results.length - failed.length - duplicates,
+    successful: results.length - failed.length,
     failed: failed.length,
-    duplicates,
+    duplicates: results.filter((result) => result['is_duplicate'] === true).length,
     total_chunks_added: results.reduce((sum, result) => sum + Number(result['chunks_added'] ?? 0), 0),
     results,
     errors: failed.map((result) => ({ filename: result['filename'], error: result['error'] })),

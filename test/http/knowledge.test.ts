@@ -328,8 +328,14 @@ describe('knowledge base over HTTP', () => {
       .attach('files', Buffer.from('x'), 'notes.exe')
       .expect(200);
     stored.keep(response.body);
-    expect(response.body).to.include({ total_files: 3, successful: 1, duplicates: 1, failed: 1 });
-    expect(response.body.results).to.have.length(3);
+    expect(response.body).to.include({ total_files: 3, successful: 2, duplicates: 1, failed: 1 });
+    const results = response.body.results as Array<{ success: boolean; is_duplicate: boolean }>;
+    expect(results).to.have.length(3);
+    expect(response.body).to.include({
+      successful: results.filter((result) => result.success).length,
+      failed: results.filter((result) => !result.success).length,
+      duplicates: results.filter((result) => result.is_duplicate).length,
+    });
     expect(response.body.errors).to.have.length(1);
   });
 

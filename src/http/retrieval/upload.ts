@@ -183,9 +183,15 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             ],
             properties: {
               total_files: { type: 'integer' },
-              successful: { type: 'integer', description: 'Stored (duplicates not included)' },
+              successful: {
+                type: 'integer',
+                description: 'Files whose result has success true: stored, or skipped as a duplicate',
+              },
+              duplicates: {
+                type: 'integer',
+                description: 'Files whose result has is_duplicate true (counted in successful too)',
+              },
               failed: { type: 'integer' },
-              duplicates: { type: 'integer' },
               total_chunks_added: { type: 'integer' },
               results: { type: 'array', items: ingestionSchema },
               errors: {
