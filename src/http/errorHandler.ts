@@ -35,6 +35,7 @@ export const assistantErrorSchema = {
             message: { type: 'string' },
             status_code: { type: 'integer' },
             errors: { type: 'array', items: { type: 'object' } },
+            detail: { type: 'object' },
           },
         },
       },
@@ -54,6 +55,7 @@ function assistantError(error: HttpError): Record<string, unknown> {
         message: error.message,
         status_code: error.status,
         ...(error.issues.length > 0 ? { errors: error.issues } : {}),
+        ...(error.detail ? { detail: error.detail } : {}),
       },
     },
   };

@@ -4,6 +4,7 @@ import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
 import { isServiceUnavailable } from '../unavailable.js';
 import { PoolBusyError } from '../parsing/worker/parsePool.js';
 import { ModelError } from '../models/modelError.js';
+import { snakeKeys } from './snakeCase.js';
 
 export interface ValidationIssue {
   location: 'path' | 'query' | 'body' | 'header';
@@ -22,6 +23,8 @@ export class HttpError extends Error {
    * conversation): with `readAfterWrite`, the error waits for it like a success would.
    */
   position: number | undefined = undefined;
+  /** What the client may want to know of the state that refused it (snake_case), e.g. a decided action's outcome. */
+  detail: Record<string, unknown> | undefined = undefined;
   constructor(
     readonly status: number,
     readonly type: string,
@@ -62,7 +65,11 @@ interface LibraryHttpError {
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFoundError) return new HttpError(404, error.code, error.message);
-  if (error instanceof InvalidStateError) return new HttpError(409, error.code, error.message);
+  if (error instanceof InvalidStateError) {
+    const conflict = new HttpError(409, error.code, error.message);
+    if (Object.keys(error.details).length > 0) conflict.detail = snakeKeys(error.details);
+    return conflict;
+  }
   if (error instanceof ConcurrencyError) return new HttpError(409, 'concurrent_modification', error.message);
   if (error instanceof RuleViolationError) return new HttpError(422, error.code, error.message);
   if (error instanceof DomainError) return new HttpError(400, error.code, error.message);

@@ -136,8 +136,8 @@ export function createTools(options: ToolsOptions) {
 
     /**
      * Confirms the owner's pending action and waits for its execution. Confirming again (or twice at
-     * once) runs nothing more and answers the same outcome; an expired action is recorded as such
-     * and refused.
+     * once) runs nothing more and is refused with the decision and its outcome; an expired action is
+     * recorded as such and refused.
      */
     async confirm(owner: string, actionId: string, caller: Caller, signal: AbortSignal) {
       const outcome = await actions.execute(
@@ -147,7 +147,11 @@ export function createTools(options: ToolsOptions) {
       );
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'expired') {
-        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
+        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`, {
+          actionId,
+          status: state.status,
+          expiresAt: state.expiresAt,
+        });
       }
       return {
         state,
@@ -160,7 +164,11 @@ export function createTools(options: ToolsOptions) {
       const outcome = await actions.execute('RejectAction', { actionId, owner, reason }, caller);
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'expired') {
-        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`);
+        throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`, {
+          actionId,
+          status: state.status,
+          expiresAt: state.expiresAt,
+        });
       }
       return { state, position: outcome.position, at: outcome.appended[0]?.metadata.now ?? null };
     },

@@ -1,7 +1,9 @@
 import type { ActionCommand } from '../../src/domain/action/commands.js';
+import { expect } from 'chai';
 import { actionDecider } from '../../src/domain/action/decider.js';
+import type { ActionEvent } from '../../src/domain/action/events.js';
 import { spec } from '../../src/domain/shared/deciderSpec.js';
-import type { Metadata } from '../../src/domain/shared/index.js';
+import { InvalidStateError, type Metadata } from '../../src/domain/shared/index.js';
 
 const at = (now: string): Metadata => ({ now, actorId: 'user:alice', correlationId: 'c1' });
 const before = at('2026-11-24T10:00:00.000Z');
@@ -40,7 +42,7 @@ describe('action decider', () => {
     action.given([pending]).when(command('RequestAction', request)).then([]);
   });
 
-  it('confirms a pending action of its owner, once', () => {
+  it('confirms a pending action of its owner, once: a second confirmation is refused with the outcome', () => {
     action
       .given([pending])
       .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
@@ -48,11 +50,28 @@ describe('action decider', () => {
     action
       .given([pending, confirmed])
       .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
-      .then([]);
+      .thenThrows('action_confirmed');
     action
       .given([pending, confirmed, executed])
       .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))
-      .then([]);
+      .thenThrows('action_confirmed');
+    const state = [pending, confirmed, executed].reduce(
+      (folded, event) => actionDecider.evolve(folded, event as ActionEvent),
+      actionDecider.initialState(),
+    );
+    let refusal: unknown;
+    try {
+      actionDecider.decide(command('ConfirmAction', { actionId, owner: 'alice', taskId }), state);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).to.be.instanceOf(InvalidStateError);
+    expect((refusal as InvalidStateError).details).to.deep.include({
+      actionId,
+      status: 'executed',
+      taskId,
+      result: executed.data.result,
+    });
   });
 
   it("answers another user's action, or none, as unknown", () => {
@@ -78,7 +97,7 @@ describe('action decider', () => {
     action
       .given([pending, rejected])
       .when(command('RejectAction', { actionId, owner: 'alice', reason: 'again' }))
-      .then([]);
+      .thenThrows('action_rejected');
     action
       .given([pending, rejected])
       .when(command('ConfirmAction', { actionId, owner: 'alice', taskId }))

@@ -261,7 +261,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
       ).to.include(actionId);
     });
 
-    it('runs a confirmed action once and answers its result; confirming again answers the same', async () => {
+    it('runs a confirmed action once and answers its result; confirming again is refused with that outcome', async () => {
       const docId = docIds[0]!;
       const listed = await get(alice, 'list_pending_actions').expect(200);
       const actionId = (data(listed)['actions'] as Array<Record<string, unknown>>).find(
@@ -271,10 +271,12 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
       expect(data(first)).to.deep.include({ success: true, action_id: actionId, status: 'executed' });
       expect(data(first)['result']).to.deep.include({ doc_id: docId, deleted: true });
       expect(await eventually(async () => ((await documentExists(docId)) ? undefined : true))).to.equal(true);
-      const again = await post(alice, 'confirm_action', { action_id: actionId }).expect(200);
-      expect(data(again)).to.deep.include({
-        success: true,
+      const again = (await post(alice, 'confirm_action', { action_id: actionId }).expect(409)).body as Body;
+      expectError(again, 409, 'action_confirmed');
+      expect(again.message.error!['detail']).to.deep.include({
+        action_id: actionId,
         status: 'executed',
+        task_id: data(first)['task_id'],
         result: data(first)['result'],
       });
       expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
@@ -295,9 +297,15 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
         post(alice, 'confirm_action', { action_id: actionId }),
         post(alice, 'confirm_action', { action_id: actionId }),
       ]);
-      expect([one.status, two.status]).to.deep.equal([200, 200]);
-      expect(data(one)).to.deep.include({ success: true, status: 'executed' });
-      expect(data(two)['result']).to.deep.equal(data(one)['result']);
+      // One runs it; the other finds it confirmed (or executed, if it came that late) and is refused.
+      const [won, lost] = one.status === 200 ? [one, two] : [two, one];
+      expect([won.status, lost.status]).to.deep.equal([200, 409]);
+      expect(data(won)).to.deep.include({ success: true, status: 'executed' });
+      expectError(lost.body as Body, 409, 'action_confirmed');
+      expect((lost.body as Body).message.error!['detail']).to.deep.include({
+        action_id: actionId,
+        task_id: data(won)['task_id'],
+      });
       expect(await count(`action-${actionId}`, 'ActionConfirmed')).to.equal(1);
       expect(await count(`action-${actionId}`, 'ActionExecuted')).to.equal(1);
       const tasks = await tasksOfAction(app.runtime.eventStore, actionId);
@@ -317,8 +325,12 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
         status: 'rejected',
         reason: 'wrong document',
       });
-      const again = await post(alice, 'reject_action', { action_id: actionId }).expect(200);
-      expect(data(again)).to.include({ reason: 'wrong document' });
+      const again = (await post(alice, 'reject_action', { action_id: actionId }).expect(409)).body as Body;
+      expectError(again, 409, 'action_rejected');
+      expect(again.message.error!['detail']).to.deep.include({
+        status: 'rejected',
+        reason: 'wrong document',
+      });
       expectError(
         (await post(alice, 'confirm_action', { action_id: actionId }).expect(409)).body as Body,
         409,

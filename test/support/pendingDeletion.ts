@@ -25,16 +25,22 @@ export async function requestDocumentDeletion(
   return { docId, actionId: requested.message.data['action_id'] as string };
 }
 
-/** `user` confirms `actionId` through `confirm_action` (200 expected): the answer's data. */
-export async function confirmAction(
+/**
+ * What `user` learns by confirming `actionId` again: refused (409 `action_confirmed`), with the
+ * decision and its outcome so far in the error's `detail`.
+ */
+export async function decidedOutcome(
   app: TestApp,
   user: TestUser,
   actionId: string,
 ): Promise<Record<string, unknown>> {
-  const confirmed = await app.http
+  const refused = await app.http
     .post('/api/method/assistant.api.confirm_action')
     .set('Authorization', user.authorization)
     .send({ action_id: actionId })
-    .expect(200);
-  return (confirmed.body as Body).message.data;
+    .expect(409);
+  const error = (refused.body as { message: { error: { type: string; detail: Record<string, unknown> } } })
+    .message.error;
+  if (error.type !== 'action_confirmed') throw new Error(`expected action_confirmed, got ${error.type}`);
+  return error.detail;
 }

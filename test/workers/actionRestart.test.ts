@@ -8,7 +8,7 @@ import { actionWorkflow } from '../../src/tools/actionWorkflow.js';
 import { addTestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { confirmAction, requestDocumentDeletion } from '../support/pendingDeletion.js';
+import { decidedOutcome, requestDocumentDeletion } from '../support/pendingDeletion.js';
 import { tasksOfAction } from '../support/actionTasks.js';
 
 describe('a confirmed action while the worker is down', function () {
@@ -51,8 +51,8 @@ describe('a confirmed action while the worker is down', function () {
       async () => ((await count(`action-${actionId}`, 'ActionExecuted')) === 1 ? true : undefined),
       20_000,
     );
-    const confirmed = await confirmAction(app, alice, actionId);
-    expect(confirmed).to.deep.include({ success: true, status: 'executed' });
+    const confirmed = await decidedOutcome(app, alice, actionId);
+    expect(confirmed).to.deep.include({ action_id: actionId, status: 'executed' });
     expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
     // 4. The same reaction again (a crash after its effect, before its checkpoint) does nothing more.

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { addTestUser, type TestUser } from '../support/assistantUsers.js';
 import { eventually, type TestApp } from '../support/testApp.js';
 import { startToolsApp } from '../support/toolsApp.js';
-import { confirmAction, requestDocumentDeletion } from '../support/pendingDeletion.js';
+import { decidedOutcome, requestDocumentDeletion } from '../support/pendingDeletion.js';
 import { tasksOfAction } from '../support/actionTasks.js';
 
 const API = '/api/method/assistant.api';
@@ -130,9 +130,9 @@ describe('a worker process killed in the middle of a confirmed action’s tool',
       expect(tasks).to.have.length(1);
       expect(await count(`task-${tasks[0]}`, 'TaskCompleted')).to.equal(1);
 
-      // The owner reads the recorded result: confirming again runs nothing and answers it.
-      const confirmed = await confirmAction(app!, alice, actionId);
-      expect(confirmed).to.deep.include({ success: true, status: 'executed' });
+      // The owner reads the recorded result: confirming again runs nothing and is refused with it.
+      const confirmed = await decidedOutcome(app!, alice, actionId);
+      expect(confirmed).to.deep.include({ action_id: actionId, status: 'executed' });
       expect(confirmed['result']).to.deep.include({ doc_id: docId, deleted: true });
 
       // Another restart changes nothing.

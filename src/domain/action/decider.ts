@@ -31,6 +31,23 @@ function owned(state: ActionState, actionId: string, owner: string): Existing {
 const expired = (action: Existing, now: string): boolean =>
   action.status === 'pending' && Date.parse(now) >= Date.parse(action.expiresAt);
 
+/** What confirming or rejecting an action decided already meets: its decision, and the outcome so far. */
+function decided(action: Existing, asked: 'confirmed' | 'rejected'): InvalidStateError {
+  const decision = action.status === 'executed' || action.status === 'failed' ? 'confirmed' : action.status;
+  return new InvalidStateError(
+    `action_${decision}`,
+    `Action ${action.actionId} is ${action.status} already and cannot be ${asked}${decision === asked ? ' again' : ''}`,
+    {
+      actionId: action.actionId,
+      status: action.status,
+      taskId: action.taskId,
+      reason: action.reason,
+      result: action.result,
+      error: action.error,
+    },
+  );
+}
+
 function decide(command: ActionCommand, state: ActionState): Draft[] {
   const { actionId } = command.data;
   switch (command.type) {
@@ -48,14 +65,9 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       if (action.status === 'pending') {
         return [{ type: 'ActionConfirmed', data: { actionId, taskId: command.data.taskId } }];
       }
-      // Confirmed again (a retry, or a second tab): nothing more to do, the first one runs it.
-      if (action.status === 'confirmed' || action.status === 'executed' || action.status === 'failed') {
-        return [];
-      }
-      throw new InvalidStateError(
-        action.status === 'expired' ? 'action_expired' : 'action_rejected',
-        `Action ${actionId} is ${action.status.toLowerCase()} and cannot be confirmed`,
-      );
+      // Decided already (a retry, a second tab, or a simultaneous confirmation that lost the race):
+      // refused, with the decision and its outcome, so that nobody takes it for a second run.
+      throw decided(action, 'confirmed');
     }
     case 'RejectAction': {
       const action = owned(state, actionId, command.data.owner);
@@ -63,11 +75,7 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       if (action.status === 'pending') {
         return [{ type: 'ActionRejected', data: { actionId, reason: command.data.reason } }];
       }
-      if (action.status === 'rejected') return [];
-      throw new InvalidStateError(
-        action.status === 'expired' ? 'action_expired' : 'action_confirmed',
-        `Action ${actionId} is ${action.status.toLowerCase()} and cannot be rejected`,
-      );
+      throw decided(action, 'rejected');
     }
     case 'RecordActionOutcome': {
       if (state.status === 'none') {

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { snakeCase } from '../snakeCase.js';
 import type { JsonValue } from '../../domain/settings/events.js';
 import type { Settings } from '../../settings/settings.js';
 import { ValidationFailedError } from '../../settings/validation.js';
@@ -54,8 +55,6 @@ const MASK = '********';
 /** Settings whose values are credentials: shown as set or not, never as they are. */
 const SECRET_NAME = /(key|keys|token|secret|password)$/i;
 
-const snake = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
 /** A URL with its user name and password masked (database URLs carry them). */
 function maskUrl(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
@@ -80,7 +79,7 @@ function maskedSettings(value: unknown, name = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => maskedSettings(item));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [snake(key), maskedSettings(item, key)]),
+      Object.entries(value).map(([key, item]) => [snakeCase(key), maskedSettings(item, key)]),
     );
   }
   return value;

@@ -1,4 +1,5 @@
 import type { TaskCommands } from '../../commands/aggregates.js';
+import { snakeCase } from '../snakeCase.js';
 import { isFinished } from '../../domain/task/decider.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../../domain/task/events.js';
 import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
@@ -63,14 +64,12 @@ const taskIdParams = {
   properties: { task_id: { type: 'string', description: 'Task id (UUID)' } },
 } as const;
 
-const snake = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
 /** One task event as an SSE payload: snake_case fields, the task id, its version and time. */
 function toEventPayload(event: RecordedEvent): Record<string, unknown> {
   const fields = Object.fromEntries(
     Object.entries(event.data)
       .filter(([key]) => key !== 'taskId')
-      .map(([key, value]) => [snake(key), value]),
+      .map(([key, value]) => [snakeCase(key), value]),
   );
   return {
     type: event.type,
