@@ -130,8 +130,8 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
   return {
     name,
     // Each change of features is another space: function words dropped (2); hamza on waw and ya
-    // folded by the index normaliser (3).
-    space: `${name}-features-3`,
+    // folded by the index normaliser (3); Chinese, Japanese and Thai runs divided into words (4).
+    space: `${name}-features-4`,
     dimensions,
     maxBatch: 256,
     async embed(texts, { signal }) {
