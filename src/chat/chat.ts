@@ -6,6 +6,7 @@ import { DomainError, NotFoundError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import type { ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolDefinition } from '../models/chatModel.js';
 import { ModelError } from '../models/modelError.js';
+import { countTokens } from '../models/tokens.js';
 import type { MessageView } from '../projections/conversationsProjection.js';
 import { ReadStoreUnavailableError } from '../readStore/readStore.js';
 import type { ToolPolicy } from '../settings/definitions.js';
@@ -280,6 +281,7 @@ export function createChat(options: ChatOptions) {
     const calls: TurnToolCall[] = [];
     const citations: Citation[] = [];
     let pending = ''; // content emitted since the last stored message
+    let said = ''; // everything the turn said
     let round = 0;
 
     const append = async (message: Parameters<Conversations['append']>[2]) => {
@@ -295,6 +297,7 @@ export function createChat(options: ChatOptions) {
     const say = (text: string): void => {
       if (!text) return;
       pending += text;
+      said += text;
       turn.emit({ event: 'content', data: { content: text } });
     };
     /** Stores a round's tool calls (with the content said before them), then runs each in turn. */
@@ -325,6 +328,17 @@ export function createChat(options: ChatOptions) {
       return results;
     }
     const callId = (): string => `call_${turn.turnSequence}_${++round}_${calls.length + 1}`;
+    /**
+     * Text said with no model reporting what it used — the local planner's rules composing an answer
+     * from a tool's result, or a server that leaves usage out — is counted with the tokenizer: the
+     * message read, the text written. A turn that said something never reports zero tokens.
+     */
+    const countWhatWasSaid = (): void => {
+      if (usage.total > 0 || said.length === 0) return;
+      usage.input = countTokens(request.message);
+      usage.output = countTokens(said);
+      usage.total = usage.input + usage.output;
+    };
 
     try {
       const available = await availableTools();
@@ -354,6 +368,7 @@ export function createChat(options: ChatOptions) {
       const level = levelOf(raw, error.type);
       if (level === 'error') log.error({ err: raw, error }, 'chat turn failed');
       else log[level]({ error }, 'chat turn ended with an error');
+      countWhatWasSaid();
       const messageId = await append({
         role: 'assistant',
         content: pending,
@@ -380,6 +395,7 @@ export function createChat(options: ChatOptions) {
 
     /** Stores the turn's last message (what was said since the last one, and the proposed calls). */
     async function finish(proposed: ToolCallRef[], reason: string): Promise<void> {
+      countWhatWasSaid();
       const stored = await append({
         role: 'assistant',
         content: pending,

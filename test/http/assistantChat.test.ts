@@ -107,6 +107,17 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       expect(messages[3]!['content']).to.equal(data['response']);
     });
 
+    it('counts the tokens of an answer the local rules composed without a model (never zero when it said something)', async () => {
+      const response = await chat(alice, { user_message: 'How many documents are there?' }).expect(200);
+      const data = dataOf(response);
+      expect((data['tool_calls'] as ToolCall[]).map((call) => call.name)).to.deep.equal(['knowledge_stats']);
+      expect(String(data['response'])).to.not.equal('');
+      const tokens = messageOf(response).tokens_used;
+      expect(tokens.input).to.be.greaterThan(0);
+      expect(tokens.output).to.be.greaterThan(0);
+      expect(tokens.total).to.equal(tokens.input + tokens.output);
+    });
+
     it('continues a given conversation, and titles a new one from the message', async () => {
       // The fixtures, or in a cluster every suite's documents.
       const total = clusterMode()
