@@ -90,7 +90,10 @@ export function multipartBody(limits: MultipartLimits): Middleware {
     let stalled = false;
     const stall = setTimeout(() => {
       stalled = true;
-      request.destroy(new BodyStalledError(`no body data for ${limits.bodyIdleTimeoutMs} ms`));
+      // Ends the parse (formidable fails on the request's error) without destroying the socket: the
+      // client is still there to be told 408, and the answer closes the connection once it is sent.
+      request.pause();
+      request.emit('error', new BodyStalledError(`no body data for ${limits.bodyIdleTimeoutMs} ms`));
     }, limits.bodyIdleTimeoutMs);
     const alive = (): void => void stall.refresh();
     request.on('data', alive);
@@ -104,6 +107,9 @@ export function multipartBody(limits: MultipartLimits): Middleware {
             408,
             'request_timeout',
             `The request body stalled: no data for ${limits.bodyIdleTimeoutMs} ms`,
+            [],
+            // The rest of the body will never be read: the connection cannot carry another request.
+            { Connection: 'close' },
           );
         }
         throw asHttpError(error, limits);

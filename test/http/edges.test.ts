@@ -166,13 +166,16 @@ describe('HTTP edges', function () {
       expect(long.body.source_file.endsWith('.md')).to.equal(true);
     });
 
-    it('keeps uploads under DATA_DIR/tmp while they arrive, and drops one that stalls with 408, removing its file', async () => {
+    it('keeps uploads under DATA_DIR/tmp while they arrive, and drops one that stalls with a 408 the client receives, removing its file', async () => {
       const { url } = await app.server();
       const partial = multipart('big.md', 'x'.repeat(10_000), 'text/markdown').subarray(0, 5_000);
       const socket = await startUpload(url, 1_000_000, partial);
       const closed = readUntilClosed(socket);
       await eventually(async () => ((await uploadsIn(dataDir)).length === 1 ? true : undefined));
-      await closed;
+      const received = await closed;
+      expect(received).to.match(/^HTTP\/1\.1 408/);
+      expect(received).to.match(/^connection: close\r$/im);
+      expect(received).to.include('"error":"request_timeout"');
       await eventually(async () => ((await uploadsIn(dataDir)).length === 0 ? true : undefined));
       const rejected = await eventually(() => captured.lines.find((line) => line.msg === 'request rejected'));
       expect(rejected).to.include({ status: 408, type: 'request_timeout' });
