@@ -61,7 +61,8 @@ export interface Table {
   caption: string | null;
 }
 
-export type ImageKind = 'chart' | 'photo' | 'diagram' | 'text' | 'unknown';
+/** `decoration`: a badge or a logo (READMEs' shields, a project's logo): counted, never chunk text. */
+export type ImageKind = 'chart' | 'photo' | 'diagram' | 'text' | 'decoration' | 'unknown';
 
 export interface Image {
   /** 0-based position among the document's images. */

@@ -46,6 +46,8 @@ export function blockToPieces(block: Block, budget: number): BlockPieces {
     case 'table':
       return tablePieces(block.table, block.page, budget, blockWordCount(block));
     case 'image': {
+      // Badges and logos are counted among the images, never chunk text.
+      if (block.image.kind === 'decoration') return { pieces: [], words: 0 };
       const image: Image = { ...block.image, data: null };
       const pieces = textPieces(renderImage(image), block.page, budget, 'sentence');
       const first = pieces[0];
@@ -241,7 +243,7 @@ function countBlockWords(block: Block): number {
         block.table.caption ? countWords(block.table.caption) : 0,
       );
     case 'image':
-      return countWords(renderImage(block.image));
+      return block.image.kind === 'decoration' ? 0 : countWords(renderImage(block.image));
   }
 }
 

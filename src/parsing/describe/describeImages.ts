@@ -52,7 +52,8 @@ async function describeOne(
   ctx: ParseContext,
 ): Promise<{ image: Image; warning: string | null }> {
   const done = { ...image, data: null };
-  if (!ctx.options.enableImageDescription || !image.data) {
+  // A badge or a logo is not worth a description (nor a vision call): it never becomes chunk text.
+  if (!ctx.options.enableImageDescription || !image.data || image.kind === 'decoration') {
     return { image: { ...done, description: image.description || factualLine(image) }, warning: null };
   }
   throwIfAborted(ctx.signal);

@@ -125,6 +125,7 @@ function phrase(kind: ImageKind, reading: Reading): string {
       return '; looks like a photograph (many colours, fine detail)';
     case 'text':
       return `; mostly text (${reading.words} words read by OCR)`;
+    case 'decoration':
     case 'unknown':
       return '';
   }

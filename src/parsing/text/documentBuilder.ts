@@ -1,6 +1,7 @@
 import { checkpoint, throwIfAborted } from '../abort.js';
 import type { ParseContext } from '../context.js';
 import { baseName, titleFromFileName as fileTitle } from '../fileName.js';
+import { looksDecorative } from './decorativeImages.js';
 import { ParseError } from '../errors.js';
 import type { Block, Extension, Image, ParsedDocument } from '../model.js';
 
@@ -11,6 +12,10 @@ export interface FoundImage {
   width: number | null;
   height: number | null;
   altText: string | null;
+  /** Where the document points for it (`src`), when it names a place. */
+  source?: string | null;
+  /** Known to decorate (one of a row of images with no text between them, as badges come). */
+  decorative?: boolean;
 }
 
 /** Metadata a text format may carry; whatever is missing gets the model's defaults. */
@@ -121,7 +126,7 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
         height: found.height,
         altText: found.altText?.trim() || null,
         ocrText: null,
-        kind: 'unknown',
+        kind: found.decorative || looksDecorative(found) ? 'decoration' : 'unknown',
         data: found.data,
       };
       imageCount += 1;
@@ -136,11 +141,7 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
       if (blocks.length === 0) {
         throw new ParseError('empty_document', `${ctx.fileName} has no text content`);
       }
-      const firstHeading = blocks.find((block) => block.type === 'heading');
-      const title =
-        metadata.title?.trim() ||
-        (firstHeading?.type === 'heading' ? firstHeading.text : '') ||
-        titleFromFileName(ctx.fileName);
+      const title = metadata.title?.trim() || titleOf(blocks) || titleFromFileName(ctx.fileName);
       return {
         format,
         sourceFile: baseName(ctx.fileName),
@@ -162,6 +163,28 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
       };
     },
   };
+}
+
+/**
+ * A document's title when its metadata names none. What opens the document, first: its first heading
+ * if only images come before it, else the alternative text of an image that opens it — a project's
+ * logo ("Koa middleware framework for nodejs"; a trailing "logo" dropped) unless it reads like a
+ * badge or a banner. Else its first level-1 heading. A heading after the text has begun names a
+ * section, not the document (a README's "Installation", a last "# License"), so it comes last.
+ */
+function titleOf(blocks: readonly Block[]): string | null {
+  const opening: Image[] = [];
+  for (const block of blocks) {
+    if (block.type === 'heading' && block.text.trim()) return block.text.trim();
+    if (block.type !== 'image') break;
+    opening.push(block.image);
+  }
+  for (const image of opening) {
+    const alt = image.altText?.replace(/\s+logo$/i, '').trim() ?? '';
+    if (alt && !looksDecorative({ altText: alt })) return alt;
+  }
+  const top = blocks.find((block) => block.type === 'heading' && block.level === 1 && block.text.trim());
+  return top?.type === 'heading' ? top.text.trim() : null;
 }
 
 /** `docs/Report.final.md` → `Report.final`; "Untitled" when nothing is left of the name. */

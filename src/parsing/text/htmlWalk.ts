@@ -70,7 +70,7 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
       const original = Number(node.getAttribute(HEADING_LEVEL_ATTRIBUTE));
       // A heading that is only a logo (READMEs: <h1 align="center"><img alt="Chalk"></h1>) is
       // titled by the image's alternative text.
-      const text = textOf(node).replace(/\n/g, ' ') || altTextOf(node);
+      const text = textOf(node).replace(/\n/g, ' ') || altTextOf(node).replace(/\s+logo$/i, '');
       builder.heading(text, original >= 1 && original <= 6 ? original : Number(heading[1]));
       return;
     }

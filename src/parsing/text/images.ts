@@ -33,6 +33,7 @@ export function imageFromSource(
     width: measured?.width ?? size.width ?? null,
     height: measured?.height ?? size.height ?? null,
     altText,
+    source: src,
   };
 }
 

@@ -8,6 +8,7 @@ import { readFrontMatter } from './frontMatter.js';
 import { assertHtmlDepth } from './htmlDepth.js';
 import { parseLightHtmlDocument } from './htmlLightDom.js';
 import { walkHtml } from './htmlWalk.js';
+import { imageOnlyLine } from './decorativeImages.js';
 import { imageFromSource } from './images.js';
 import { markdownParser } from './markdownParser.js';
 import { readTextInput, tidyLine, tidyLines } from './input.js';
@@ -72,7 +73,7 @@ export async function parseMarkdown(bytes: Uint8Array, ctx: ParseContext): Promi
           list.images.push(...content.images);
         } else {
           builder.paragraph(content.text);
-          for (const image of content.images) builder.image(image);
+          for (const image of imageOnlyLine(content.text, content.images)) builder.image(image);
         }
         break;
       }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { chunkDocument } from '../../../src/parsing/chunk/chunkDocument.js';
+import { DEFAULT_MAX_WORDS, DEFAULT_TARGET_WORDS } from '../../../src/parsing/chunk/model.js';
 import { parseMarkdown } from '../../../src/parsing/text/index.js';
 import {
   blocksOf,
@@ -108,6 +110,79 @@ describe('parseMarkdown', () => {
     expect(document.metadata.title).to.equal('Setext title');
     expect(document.metadata.author).to.equal(null);
     expect(headings(document)).to.deep.equal([[1, 'Setext title']]);
+  });
+
+  describe('titles and decorations of READMEs', () => {
+    // The shape of many package READMEs (Koa's among them): a logo, a row of badges, the project's
+    // pitch, then sections, and a last "# License".
+    const readme = [
+      '<img src="/docs/logo.png" alt="Quarry request router for nodejs"/>',
+      '',
+      '  [![gitter][gitter-image]][gitter-url]',
+      '  [![NPM version][npm-image]][npm-url]',
+      '  [![build status][ci-image]][ci-url]',
+      '',
+      '  Expressive routing for HTTP servers, small and fast.',
+      '',
+      '## Installation',
+      '',
+      'Quarry requires __node v18.0.0__ or higher.',
+      '',
+      '![Request flow through the router](docs/flow.png)',
+      '',
+      '# License',
+      '',
+      'MIT',
+      '',
+      '[gitter-image]: https://img.shields.io/gitter/room/quarry/quarry.svg',
+      '[gitter-url]: https://gitter.im/quarry/quarry',
+      '[npm-image]: https://img.shields.io/npm/v/quarry.svg',
+      '[npm-url]: https://www.npmjs.com/package/quarry',
+      '[ci-image]: https://github.com/quarry/quarry/actions/workflows/node.js.yml/badge.svg',
+      '[ci-url]: https://github.com/quarry/quarry/actions',
+      '',
+    ].join('\n');
+
+    it('titles a README by what opens it (its logo), never by a later heading', async () => {
+      const document = await parseMarkdown(bytesOf(readme), textContext('Readme.md'));
+      expect(document.metadata.title).to.equal('Quarry request router for nodejs');
+      const opening = await parseMarkdown(
+        bytesOf(
+          '[![build](https://img.shields.io/b.svg)](ci)\n\n## Terminal string styling\n\nText.\n\n# License\n\nMIT\n',
+        ),
+        textContext('readme.md'),
+      );
+      expect(opening.metadata.title).to.equal('Terminal string styling');
+      const sectionsOnly = await parseMarkdown(
+        bytesOf('Some introduction.\n\n## Installation\n\nnpm install it\n'),
+        textContext('tool-guide.md'),
+      );
+      expect(sectionsOnly.metadata.title).to.equal('tool-guide');
+    });
+
+    it('counts badges and logos among the images but keeps them out of the chunks; a figure keeps its text', async () => {
+      const document = await parseMarkdown(bytesOf(readme), textContext('Readme.md'));
+      const images = blocksOf(document, 'image').map((block) => [block.image.altText, block.image.kind]);
+      expect(images).to.deep.equal([
+        ['Quarry request router for nodejs', 'decoration'],
+        ['gitter', 'decoration'],
+        ['NPM version', 'decoration'],
+        ['build status', 'decoration'],
+        ['Request flow through the router', 'unknown'],
+      ]);
+      const { chunks } = chunkDocument(document, {
+        mode: 'auto',
+        targetWords: DEFAULT_TARGET_WORDS,
+        maxWords: DEFAULT_MAX_WORDS,
+        documentId: 'r',
+      });
+      const text = chunks.map((chunk) => chunk.content).join('\n');
+      expect(text).to.include('Expressive routing for HTTP servers');
+      expect(text).to.include('Request flow through the router');
+      for (const badge of ['gitter', 'NPM version', 'build status', 'Quarry request router']) {
+        expect(text).not.to.include(badge);
+      }
+    });
   });
 
   it('skips HTML blocks of comments, but reads the text after an empty comment (<!-->)', async () => {
