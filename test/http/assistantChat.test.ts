@@ -118,6 +118,45 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       expect(tokens.total).to.equal(tokens.input + tokens.output);
     });
 
+    it('answers a greeting directly, without a tool, saying what it can do', async () => {
+      const response = await chat(alice, { user_message: 'hello, who are you?' }).expect(200);
+      const data = dataOf(response);
+      expect(data['tool_calls']).to.deep.equal([]);
+      expect(String(data['response'])).to.match(/^Hello! I am the assistant of this knowledge base\. I can /);
+      expect(String(data['response'])).to.include('answer questions from the knowledge base');
+      expect(messageOf(response).tokens_used.total).to.be.greaterThan(0);
+    });
+
+    it('finds the document a deletion names and proposes deleting it as a pending action; nothing is deleted', async () => {
+      const response = await chat(alice, {
+        user_message: 'Delete the document about Riverwatch Toolkit',
+      }).expect(200);
+      const data = dataOf(response);
+      const calls = data['tool_calls'] as ToolCall[];
+      expect(calls.map((call) => [call.name, call.status])).to.deep.equal([
+        ['search_knowledge', 'executed'],
+        ['delete_document', 'pending_confirmation'],
+      ]);
+      const docId = (calls[1]!.arguments as { doc_id: string }).doc_id;
+      const document = await app.http.get(`/api/v1/documents/${docId}`).expect(200);
+      expect(document.body.metadata.title).to.equal('Riverwatch Toolkit');
+      const pending = await app.http
+        .get(`${API}.list_pending_actions`)
+        .set('Authorization', alice.authorization)
+        .expect(200);
+      const action = (dataOf(pending)['actions'] as Array<Record<string, unknown>>).find(
+        (item) => (item['params'] as { doc_id?: string }).doc_id === docId,
+      );
+      expect(action).to.include({ tool_name: 'delete_document', status: 'pending' });
+      expect(String(data['response'])).to.include(`action ${String(action!['action_id'])}`);
+      await app.http
+        .post(`${API}.reject_action`)
+        .set('Authorization', alice.authorization)
+        .send({ action_id: action!['action_id'], reason: 'test' })
+        .expect(200);
+      await app.http.get(`/api/v1/documents/${docId}`).expect(200);
+    });
+
     it('continues a given conversation, and titles a new one from the message', async () => {
       // The fixtures, or in a cluster every suite's documents.
       const total = clusterMode()
