@@ -101,7 +101,7 @@ describe('health endpoints', () => {
     expect(response.body).to.include({
       document_count: before.document_count,
       sources_count: before.sources_count,
-      collection_name: 'chunks_local_hashed_ngrams_384_features_3_v1',
+      collection_name: 'chunks_local_hashed_ngrams_384_features_4_v1',
       embedding_model: 'local-hashed-ngrams-384',
       llm_model: 'local-extractive',
       reranker_enabled: false,
@@ -122,7 +122,7 @@ describe('health endpoints', () => {
       });
     }
     expect(response.body.vector_store_path).to.match(
-      clusterMode() ? /^https?:\/\/[^/]+\/?$/ : /vectors\/chunks_local_hashed_ngrams_384_features_3_v1$/,
+      clusterMode() ? /^https?:\/\/[^/]+\/?$/ : /vectors\/chunks_local_hashed_ngrams_384_features_4_v1$/,
     );
   });
 
