@@ -30,10 +30,19 @@ export interface ToolResultData {
   task_id?: string;
 }
 
+/**
+ * A document a turn's answer drew on, with its best passage (the one of its best score) when the
+ * tool gave one: its chunk, section path, pages and an excerpt with offsets in the chunk.
+ */
 export interface Citation {
   doc_id: string;
   title: string | null;
   score: number;
+  chunk_id?: string;
+  section_path?: string[];
+  page_start?: number;
+  page_end?: number;
+  excerpt?: { text: string; start: number; end: number };
 }
 
 export interface TurnDone {
@@ -195,27 +204,33 @@ export function citationsOf(result: ToolResultData): Citation[] {
       ? value.results
       : [];
   return listed.flatMap((item: unknown): Citation[] => {
-    const source = item as { doc_id?: unknown; title?: unknown; score?: unknown };
+    const source = item as Partial<Record<keyof Citation, unknown>>;
     if (typeof source?.doc_id !== 'string') return [];
+    const excerpt = source.excerpt as Citation['excerpt'] | undefined;
     return [
       {
         doc_id: source.doc_id,
         title: typeof source.title === 'string' ? source.title : null,
         score: typeof source.score === 'number' ? source.score : 0,
+        ...(typeof source.chunk_id === 'string' ? { chunk_id: source.chunk_id } : {}),
+        ...(Array.isArray(source.section_path) ? { section_path: source.section_path.map(String) } : {}),
+        ...(typeof source.page_start === 'number' ? { page_start: source.page_start } : {}),
+        ...(typeof source.page_end === 'number' ? { page_end: source.page_end } : {}),
+        ...(excerpt && typeof excerpt.text === 'string' ? { excerpt } : {}),
       },
     ];
   });
 }
 
-/** One citation per document, its best score kept, in first-cited order. */
+/** One citation per document, with its best-scored passage, in first-cited order. */
 export function uniqueCitations(citations: readonly Citation[]): Citation[] {
   const byDoc = new Map<string, Citation>();
   for (const citation of citations) {
     const known = byDoc.get(citation.doc_id);
-    if (!known) byDoc.set(citation.doc_id, { ...citation });
-    else known.score = Math.max(known.score, citation.score);
+    if (!known || citation.score > known.score) byDoc.set(citation.doc_id, { ...citation });
   }
-  return [...byDoc.values()];
+  const order = [...new Set(citations.map((citation) => citation.doc_id))];
+  return order.map((docId) => byDoc.get(docId)!);
 }
 
 /**

@@ -40,12 +40,14 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
 
   return async function answer(request: QuestionRequest): Promise<Answer> {
     const started = now();
-    const { hits, timing, dense } = await deps.search({
+    const found = await deps.search({
       query: request.question,
       topK: request.topK,
       initialK: request.initialK,
       ...(request.signal ? { signal: request.signal } : {}),
     });
+    const { timing, dense } = found;
+    const hits = distinctPassages(found.hits);
     const retrievalTotal = seconds(started);
 
     let step = now();
@@ -80,3 +82,18 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
 }
 
 export type Answerer = ReturnType<typeof createAnswerer>;
+
+/**
+ * The hits with every passage once: a chunk whose text (white space aside) an earlier, better hit
+ * already holds — the same passage stored in two documents, or repeated in one — is left out, so
+ * that the sources of an answer are distinct passages and its numbers cite different text.
+ */
+export function distinctPassages(hits: readonly SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => {
+    const text = hit.chunk.text.replace(/\s+/g, ' ').trim();
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
+}

@@ -1,4 +1,5 @@
 import type { KnowledgeUseCases } from '../knowledge/knowledgeUseCases.js';
+import { passageOf } from '../knowledge/passage.js';
 import { documentAggregate, type TaskCommands } from '../commands/aggregates.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { NotFoundError } from '../domain/shared/index.js';
@@ -91,6 +92,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
             source: hit.document.source,
             text: hit.chunk.text,
             score: round(hit.score),
+            ...passageOf(hit, params['query'] as string),
           })),
         };
       },
@@ -122,6 +124,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
             doc_id: hit.document.id,
             title: hit.document.title,
             score: round(hit.score),
+            ...passageOf(hit, params['question'] as string),
           })),
           // What the answering model read and wrote: a chat turn counts it in its tokens_used.
           tokens_used: answer.usage,

@@ -90,6 +90,15 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       const citations = data['citations'] as Array<{ doc_id: string; title: string }>;
       expect(citations.length).to.be.greaterThan(0);
       expect(citations.map((citation) => citation.title)).to.include('Riverwatch Toolkit');
+      const cited = citations.find((citation) => citation.title === 'Riverwatch Toolkit') as unknown as {
+        chunk_id: string;
+        section_path: string[];
+        page_start: number;
+        excerpt: { text: string; start: number; end: number };
+      };
+      expect(cited.chunk_id).to.be.a('string');
+      expect(cited.page_start).to.equal(1);
+      expect(cited.excerpt.text).to.match(/install/i);
       const tokens = messageOf(response).tokens_used;
       expect(tokens.input).to.be.greaterThan(0);
       expect(tokens.output).to.be.greaterThan(0);

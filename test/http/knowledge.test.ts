@@ -80,6 +80,13 @@ describe('knowledge base over HTTP', () => {
     expect(search.body.results[0]).to.include({ doc_id: docId, source });
     expect(search.body.results[0].metadata).to.include({ title: 'Riverwatch Toolkit', section: 'guides' });
     expect(search.body.results[0].text).to.match(/erosion/);
+    // Each result says where to look: an excerpt around the query's words, with its offsets.
+    const first = search.body.results[0] as {
+      text: string;
+      excerpt: { text: string; start: number; end: number };
+    };
+    expect(first.text.slice(first.excerpt.start, first.excerpt.end)).to.equal(first.excerpt.text);
+    expect(first.excerpt.text).to.match(/erosion/i);
 
     const query = await app.http
       .post('/api/v1/query')
@@ -92,7 +99,21 @@ describe('knowledge base over HTTP', () => {
       doc_id: docId,
       title: 'Riverwatch Toolkit',
       section: 'guides',
+      page_start: 1,
+      page_end: 1,
     });
+    // Every source is a passage a reader can check: its chunk, section path and an excerpt of it.
+    const sources = query.body.sources as Array<{
+      chunk_id: string;
+      section_path: string[];
+      excerpt: { text: string; start: number; end: number };
+    }>;
+    expect(new Set(sources.map((item) => item.chunk_id)).size).to.equal(sources.length);
+    const configured = sources.find((item) => /config\.toml/.test(item.excerpt.text));
+    expect(configured, 'a source quoting config.toml').to.not.equal(undefined);
+    expect(configured!.section_path.length).to.be.greaterThan(0);
+    expect(configured!.excerpt.text.length).to.be.within(1, 200);
+    expect(configured!.excerpt.end - configured!.excerpt.start).to.equal(configured!.excerpt.text.length);
     expect(query.body.context_used).to.include('Question: Where does the configuration file live?');
     for (const field of [
       'embedding',

@@ -1,4 +1,5 @@
 import { readAttachments } from '../../chat/attachments.js';
+import { PASSAGE_PROPERTIES } from '../../knowledge/passage.js';
 import type { Chat, TurnRequest } from '../../chat/chat.js';
 import type { ParsePool } from '../../parsing/worker/parsePool.js';
 import type { FollowedEvent, LiveTurn } from '../../chat/liveTurns.js';
@@ -94,6 +95,8 @@ const chatAnswerSchema = {
           doc_id: { type: 'string' },
           title: { type: ['string', 'null'] },
           score: { type: 'number' },
+          // The document's best passage, when the tool that found it gave one.
+          ...PASSAGE_PROPERTIES,
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { Answerer } from '../../knowledge/answer.js';
+import { PASSAGE_PROPERTIES, passageOf } from '../../knowledge/passage.js';
 import type { DenseUsed, Search, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, modelErrorResponses } from './schemas.js';
@@ -10,9 +11,10 @@ export interface SearchRouteDeps {
 
 const round = (score: number): number => Math.round(score * 1e6) / 1e6;
 
-function resultOf(hit: SearchHit): Record<string, unknown> {
+function resultOf(hit: SearchHit, query: string): Record<string, unknown> {
   return {
     text: hit.chunk.text,
+    excerpt: passageOf(hit, query)['excerpt'],
     source: hit.document.source,
     metadata: {
       title: hit.document.title,
@@ -69,9 +71,10 @@ export function searchRoutes(deps: SearchRouteDeps) {
                 type: 'array',
                 items: {
                   type: 'object',
-                  required: ['text', 'source', 'metadata', 'score', 'doc_id'],
+                  required: ['text', 'excerpt', 'source', 'metadata', 'score', 'doc_id'],
                   properties: {
                     text: { type: 'string' },
+                    excerpt: PASSAGE_PROPERTIES.excerpt,
                     source: { type: 'string' },
                     metadata: {
                       type: 'object',
@@ -105,7 +108,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           signal,
         });
         return {
-          body: { results: hits.map(resultOf), count: hits.length },
+          body: { results: hits.map((hit) => resultOf(hit, body.query)), count: hits.length },
           headers: { [DENSE_HEADER]: denseRetrieval(dense) },
         };
       },
@@ -144,13 +147,25 @@ export function searchRoutes(deps: SearchRouteDeps) {
                 type: 'array',
                 items: {
                   type: 'object',
-                  required: ['title', 'source', 'section', 'score', 'doc_id'],
+                  required: [
+                    'title',
+                    'source',
+                    'section',
+                    'score',
+                    'doc_id',
+                    'chunk_id',
+                    'section_path',
+                    'page_start',
+                    'page_end',
+                    'excerpt',
+                  ],
                   properties: {
                     title: { type: 'string' },
                     source: { type: 'string' },
                     section: { type: 'string' },
                     score: { type: 'number' },
                     doc_id: { type: 'string' },
+                    ...PASSAGE_PROPERTIES,
                   },
                 },
               },
@@ -224,6 +239,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
               section: hit.document.section,
               score: round(hit.score),
               doc_id: hit.document.id,
+              ...passageOf(hit, body.question),
             })),
             ...(body.include_timing
               ? {
