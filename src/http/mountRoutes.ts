@@ -95,8 +95,22 @@ function issuesOf(
   errors: ErrorObject[] | null | undefined,
   location: ValidationIssue['location'],
 ): ValidationIssue[] {
-  return (errors ?? []).map((error) => {
+  // A key refused by `propertyNames` fails twice (its enum, then the key as a whole): once is enough.
+  const named = (errors ?? []).filter(
+    (error) => !(error.keyword === 'propertyNames' && (errors ?? []).some((other) => other.propertyName)),
+  );
+  return named.map((error) => {
     const path = error.instancePath.split('/').filter(Boolean);
+    // An unknown key of an object whose keys are listed (filters, deletion criteria): name the key.
+    if (error.propertyName !== undefined) {
+      path.push(error.propertyName);
+      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+      return {
+        location,
+        field: path.join('.'),
+        message: `is not a known key${allowed ? `; allowed: ${allowed.join(', ')}` : ''}`,
+      };
+    }
     if (error.keyword === 'required')
       path.push(String((error.params as { missingProperty: string }).missingProperty));
     if (error.keyword === 'additionalProperties')

@@ -1,5 +1,6 @@
 import type { ChatModel, TokenUsage } from '../models/chatModel.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
+import type { SearchFilters } from './searchFilters.js';
 import { secondsSince, type DenseUsed, type Search, type SearchHit, type SearchTiming } from './search.js';
 
 export interface QuestionRequest {
@@ -8,6 +9,8 @@ export interface QuestionRequest {
   initialK: number;
   /** null: the model's default. */
   temperature: number | null;
+  /** Only passages of the documents these match. */
+  filters?: SearchFilters;
   signal?: AbortSignal;
 }
 
@@ -44,6 +47,7 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
       query: request.question,
       topK: request.topK,
       initialK: request.initialK,
+      ...(request.filters ? { filters: request.filters } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     const { timing, dense } = found;

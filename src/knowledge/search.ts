@@ -5,6 +5,7 @@ import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../project
 import { VectorIndexError, type VectorIndex } from '../vector/vectorIndex.js';
 import { ModelError } from '../models/modelError.js';
 import { settleWithin } from '../settleWithin.js';
+import { documentFilter, hasFilters, type SearchFilters } from './searchFilters.js';
 import { isServiceUnavailable } from '../unavailable.js';
 
 /** The vector half's failures that mean "not now" rather than a bug: the search goes on lexical only. */
@@ -21,6 +22,8 @@ export interface SearchRequest {
   topK: number;
   /** Candidates each retriever contributes before fusion and reranking. */
   initialK: number;
+  /** Only chunks of the documents these match (see searchFilters.ts). */
+  filters?: SearchFilters;
   signal?: AbortSignal;
 }
 
@@ -80,7 +83,7 @@ export interface SearchDeps {
    * lexical only, as it does when the vector store or the embedder is unavailable. Default: none.
    */
   denseTimeoutMs?: number;
-  readModels: Pick<ReadModels, 'getMany' | 'search'>;
+  readModels: Pick<ReadModels, 'getMany' | 'search' | 'find'>;
   rerank: Rerank | null;
   weights?: FusionWeights;
   now?: () => number;
@@ -113,6 +116,16 @@ export function createSearch(deps: SearchDeps) {
   ): Promise<{ hits: SearchHit[]; timing: SearchTiming; dense: DenseUsed }> {
     const timing: SearchTiming = { embedding: 0, vectorSearch: 0, lexicalSearch: 0, reranking: 0 };
     let dense: DenseUsed = { collection: null, reason: 'SEARCH_DENSE_WEIGHT is 0' };
+    // Filtered, both retrievers see only the matching documents' chunks: top-k among those, not
+    // top-k of everything then filtered.
+    const docIds = hasFilters(request.filters)
+      ? (
+          await deps.readModels.find<Pick<DocumentView, 'id'>>(DOCUMENTS, {
+            filter: documentFilter(request.filters),
+          })
+        ).map((doc) => doc.id)
+      : null;
+    if (docIds !== null && docIds.length === 0) return { hits: [], timing, dense };
     // The halves run side by side: once the vector half has sent its query to the vector index (the
     // scan threads, Milvus), this thread scores the lexical half while the index answers. Started
     // earlier, BM25's synchronous scoring would hold the query back (it ran first, and at 1M chunks
@@ -159,7 +172,10 @@ export function createSearch(deps: SearchDeps) {
       });
       timing.embedding = seconds(started);
       started = now();
-      const answer = source.index.search(queryVector!, { k: request.initialK });
+      const answer = source.index.search(queryVector!, {
+        k: request.initialK,
+        ...(docIds !== null ? { docIds } : {}),
+      });
       sent();
       const hits = await answer;
       timing.vectorSearch = seconds(started);
@@ -172,6 +188,7 @@ export function createSearch(deps: SearchDeps) {
       const found = await deps.readModels.search<ChunkView>(CHUNKS, request.query, {
         match: 'any',
         limit: request.initialK,
+        ...(docIds !== null ? { filter: { docId: { $in: docIds } } } : {}),
       });
       timing.lexicalSearch = seconds(started);
       return found.map((hit) => hit.doc);

@@ -1,5 +1,6 @@
 import type { Answerer } from '../../knowledge/answer.js';
 import { PASSAGE_PROPERTIES, passageOf } from '../../knowledge/passage.js';
+import { FILTERS_SCHEMA } from '../../knowledge/searchFilters.js';
 import type { DenseUsed, Search, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, modelErrorResponses } from './schemas.js';
@@ -57,6 +58,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
             query: questionText,
             top_k: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
             initial_k: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            filters: FILTERS_SCHEMA,
           },
         },
       },
@@ -105,6 +107,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           query: body.query,
           topK: body.top_k,
           initialK: Math.max(body.initial_k, body.top_k),
+          ...(body.filters ? { filters: body.filters } : {}),
           signal,
         });
         return {
@@ -128,6 +131,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
             question: questionText,
             top_k: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
             initial_k: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            filters: FILTERS_SCHEMA,
             include_timing: { type: 'boolean', default: true },
             include_context: { type: 'boolean', default: false },
             temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: null },
@@ -226,6 +230,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           topK: body.top_k,
           initialK: Math.max(body.initial_k, body.top_k),
           temperature: body.temperature ?? null,
+          ...(body.filters ? { filters: body.filters } : {}),
           signal,
         });
         const { timing } = answer;
