@@ -94,6 +94,7 @@ describe('knowledge base over HTTP', () => {
       .expect(200);
     expect(query.body.question).to.equal('Where does the configuration file live?');
     expect(query.body.answer).to.match(/config\.toml/);
+    expect(query.body.abstained).to.equal(false);
     expect(query.body.answer).to.match(/\[\d\]/);
     expect(query.body.sources[0]).to.include({
       doc_id: docId,
@@ -115,6 +116,15 @@ describe('knowledge base over HTTP', () => {
     expect(configured!.excerpt.text.length).to.be.within(1, 200);
     expect(configured!.excerpt.end - configured!.excerpt.start).to.equal(configured!.excerpt.text.length);
     expect(query.body.context_used).to.include('Question: Where does the configuration file live?');
+    // A question the document does not answer: said so, flagged, with the nearest passages as sources.
+    const unanswered = await app.http
+      .post('/api/v1/query')
+      .send({ question: 'Which chess opening did Kasparov prefer in 1985?' })
+      .expect(200);
+    expect(unanswered.body).to.include({
+      answer: 'I could not find this in the documents.',
+      abstained: true,
+    });
     for (const field of [
       'embedding',
       'vector_search',
@@ -156,7 +166,14 @@ describe('knowledge base over HTTP', () => {
 
   it('detects duplicates by path and by content, and re-ingests with skip_duplicates false', async () => {
     const before = await documentCount();
-    const { name, bytes } = await fixture('readme.md');
+    const readme = await fixture('readme.md');
+    // Long enough for several chunks, so that an edit changes one and leaves the others.
+    const notes = Array.from(
+      { length: 90 },
+      (_, i) => `Site RW-${i + 10} was surveyed on day ${i + 1}, and its bank held at marker ${i * 3}.`,
+    ).join(' ');
+    const { name } = readme;
+    const bytes = Buffer.concat([readme.bytes, Buffer.from(`\n\n## Field notes\n\n${notes}\n`)]);
     const first = await upload(name, bytes);
     const samePath = await upload(name, bytes);
     expect(samePath).to.include({
