@@ -24,6 +24,7 @@ import {
   citationsOf,
   toolMessageContent,
   uniqueCitations,
+  abstainedIn,
   type Citation,
   type ToolResultData,
   type TurnToolCall,
@@ -416,6 +417,7 @@ export function createChat(options: ChatOptions) {
           finish_reason: reason,
           tool_calls: calls,
           citations: uniqueCitations(citations),
+          abstained: abstainedIn(said),
         },
       });
     }

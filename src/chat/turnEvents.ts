@@ -1,4 +1,5 @@
 import { CONVERSATION_MESSAGES, type MessageView } from '../projections/conversationsProjection.js';
+import { isAbstention } from '../models/groundedPrompt.js';
 import type { ReadModels } from '../projections/readModels.js';
 
 export interface TokensUsed {
@@ -52,7 +53,12 @@ export interface TurnDone {
   finish_reason: string;
   tool_calls: TurnToolCall[];
   citations: Citation[];
+  /** The turn's answer says the documents do not hold one (additive to the spec). */
+  abstained: boolean;
 }
+
+/** Whether what a turn said is an abstention: text that says the documents do not hold the answer. */
+export const abstainedIn = (said: string): boolean => said.trim() !== '' && isAbstention(said);
 
 /**
  * What a chat turn emits, in order, as `stream_ai_response` sends it: `content` deltas,
@@ -141,9 +147,11 @@ export function turnEventsFromMessages(
   const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
   const allCalls: TurnToolCall[] = [];
   const citations: Citation[] = [];
+  let said = '';
   for (const message of messages) {
     if (message.role === 'assistant') {
       if (message.content) events.push({ event: 'content', data: { content: message.content } });
+      said += message.content;
       for (const call of message.toolCalls ?? []) {
         calls.set(call.id, { name: call.name, arguments: call.arguments });
         allCalls.push({ ...call, status: 'proposed' });
@@ -181,6 +189,7 @@ export function turnEventsFromMessages(
           finish_reason: end.finishReason,
           tool_calls: allCalls,
           citations: uniqueCitations(citations),
+          abstained: abstainedIn(said),
         },
       });
     }

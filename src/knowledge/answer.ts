@@ -1,5 +1,5 @@
 import type { ChatModel, TokenUsage } from '../models/chatModel.js';
-import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../models/groundedPrompt.js';
+import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage, isAbstention } from '../models/groundedPrompt.js';
 import type { SearchFilters } from './searchFilters.js';
 import { secondsSince, type DenseUsed, type Search, type SearchHit, type SearchTiming } from './search.js';
 
@@ -31,6 +31,8 @@ export interface Answer {
   /** Which vector collection the search read, or why it was lexical only. */
   dense: DenseUsed;
   usage: TokenUsage;
+  /** The answer says the sources do not hold it (or there were none): `hits` are the nearest passages. */
+  abstained: boolean;
 }
 
 /** Characters of source text the model is given at most (the chunks are cut to share it). */
@@ -79,6 +81,7 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
       hits,
       context,
       usage: completion.usage,
+      abstained: hits.length === 0 || isAbstention(completion.content),
       dense,
       timing: { ...timing, retrievalTotal, contextFormatting, llmGeneration, total: seconds(started) },
     };

@@ -1,6 +1,6 @@
 import { splitSentences } from '../text/sentences.js';
 import type { ChatCompletion, ChatModel, ChatRequest, TokenUsage } from './chatModel.js';
-import { parseGroundedMessage } from './groundedPrompt.js';
+import { NOT_FOUND_ANSWER, parseGroundedMessage } from './groundedPrompt.js';
 import { stems } from './localEmbedder.js';
 import { ModelError } from './modelError.js';
 import { countTokens } from './tokens.js';
@@ -8,8 +8,6 @@ import { countTokens } from './tokens.js';
 /** Sentences an answer quotes at most, and the least share of the question's words one must hold. */
 const MAX_SENTENCES = 3;
 const MIN_OVERLAP = 0.2;
-
-export const NOT_FOUND_ANSWER = 'I could not find this in the documents.';
 
 /**
  * Answers a grounded question (see groundedPrompt.ts) by quoting the source sentences that share the

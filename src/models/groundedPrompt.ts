@@ -7,10 +7,27 @@ export interface Passage {
   text: string;
 }
 
+/** What an answer says when the sources do not hold one: the local model's words, and asked of remote ones. */
+export const NOT_FOUND_ANSWER = 'I could not find this in the documents.';
+
 export const GROUNDED_SYSTEM_PROMPT =
   'You answer questions using only the numbered sources the user gives. Cite every claim with the ' +
-  "source's number in brackets, like [1]. If the sources do not contain the answer, say that you " +
-  'could not find it in the documents. Answer in the language of the question.';
+  "source's number in brackets, like [1]. If the sources do not contain the answer, do not guess: " +
+  `reply with exactly "${NOT_FOUND_ANSWER}" and nothing else. Otherwise answer in the language of the question.`;
+
+// How models say they found nothing, in English and Arabic, when they do not use the exact sentence.
+const REFUSAL =
+  /^\W*(?:i (?:could not|couldn't|cannot|can't|did not|didn't) find|the (?:sources|documents|knowledge base) (?:do(?:es)? not|don't|doesn't) (?:say|contain|mention)|(?:there is )?no (?:information|answer)|لم أجد|لا تحتوي المصادر|لا تذكر المصادر)/iu;
+
+/**
+ * Whether an answer abstains: it says the sources do not hold the answer (the exact sentence, or a
+ * refusal in its own words) and cites nothing.
+ */
+export function isAbstention(answer: string): boolean {
+  const text = answer.trim();
+  if (text === '') return true;
+  return REFUSAL.test(text) && !/\[\d+\]/.test(text);
+}
 
 const SEPARATOR = '\n\n---\n\n';
 const QUESTION = 'Question: ';

@@ -120,6 +120,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         });
         return {
           answer: answer.answer,
+          abstained: answer.abstained,
           sources: answer.hits.map((hit) => ({
             doc_id: hit.document.id,
             title: hit.document.title,

@@ -103,6 +103,14 @@ describe('Assistant API chat in local mode (real stores, tools run by workers)',
       expect(tokens.input).to.be.greaterThan(0);
       expect(tokens.output).to.be.greaterThan(0);
       expect(tokens.total).to.equal(tokens.input + tokens.output);
+      expect(data['abstained']).to.equal(false);
+      const unanswered = await chat(alice, {
+        user_message: 'Which chess opening did Kasparov prefer in 1985?',
+      }).expect(200);
+      expect(dataOf(unanswered)).to.include({
+        response: 'I could not find this in the documents.',
+        abstained: true,
+      });
 
       const stored = await history(alice, String(data['conversation_id'])).expect(200);
       const messages = dataOf(stored)['messages'] as Array<Record<string, unknown>>;

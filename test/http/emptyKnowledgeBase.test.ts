@@ -22,6 +22,7 @@ describe('an empty knowledge base', () => {
       .send({ question: 'How often are backups rotated?', include_context: true })
       .expect(200);
     expect(query.body.sources).to.deep.equal([]);
+    expect(query.body.abstained).to.equal(true);
     expect(query.body.answer)
       .to.be.a('string')
       .and.match(/no|not|nothing/i);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ChatRequest, ChatStreamEvent } from '../../src/models/chatModel.js';
-import { createExtractiveChatModel, NOT_FOUND_ANSWER } from '../../src/models/extractiveChatModel.js';
+import { createExtractiveChatModel } from '../../src/models/extractiveChatModel.js';
+import { isAbstention, NOT_FOUND_ANSWER } from '../../src/models/groundedPrompt.js';
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../../src/models/groundedPrompt.js';
 import { ModelError } from '../../src/models/modelError.js';
 import { expectRejection } from '../support/expectRejection.js';
@@ -80,5 +81,24 @@ describe('local extractive chat model', () => {
     }
     expect(events).to.have.length(1);
     expect((error as Error).name).to.equal('AbortError');
+  });
+
+  it('tells an abstention from an answer, in English and Arabic, whatever the wording', () => {
+    for (const refusal of [
+      NOT_FOUND_ANSWER,
+      "I couldn't find the answer in the sources.",
+      'The documents do not mention a release date.',
+      'لم أجد الإجابة في المستندات.',
+      '',
+    ]) {
+      expect(isAbstention(refusal), refusal).to.equal(true);
+    }
+    for (const answer of [
+      'Koa requires node v18.0.0 or higher [1].',
+      'I could not find a date, but the version is 2.1 [2].',
+      'Install it with npm install pino.',
+    ]) {
+      expect(isAbstention(answer), answer).to.equal(false);
+    }
   });
 });

@@ -1,5 +1,4 @@
-import { NOT_FOUND_ANSWER } from '../../models/extractiveChatModel.js';
-import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage } from '../../models/groundedPrompt.js';
+import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage, isAbstention } from '../../models/groundedPrompt.js';
 import { documentNamed, localAnswer, planLocal, type PlannedCall } from '../localPlanner.js';
 import type { PlanEnd, Planner, PlannerTurn } from '../planner.js';
 
@@ -32,7 +31,7 @@ export const localModePlanner: Planner = {
         ],
         signal: turn.signal,
       });
-      if (fromFiles.content !== NOT_FOUND_ANSWER) {
+      if (!isAbstention(fromFiles.content)) {
         sayInPieces(turn, fromFiles.content);
         return { finishReason: 'stop' };
       }

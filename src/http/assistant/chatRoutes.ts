@@ -77,6 +77,7 @@ const chatAnswerSchema = {
     'response',
     'tool_calls',
     'citations',
+    'abstained',
     'finish_reason',
     'model',
     'mode',
@@ -99,6 +100,10 @@ const chatAnswerSchema = {
           ...PASSAGE_PROPERTIES,
         },
       },
+    },
+    abstained: {
+      type: 'boolean',
+      description: 'The answer says the documents do not hold it (additive to the spec)',
     },
     finish_reason: { type: 'string' },
     model: { type: 'string' },
@@ -169,6 +174,7 @@ async function answerOf(chat: Chat, turn: LiveTurn) {
           };
         }),
         citations: done.citations,
+        abstained: done.abstained,
         finish_reason: done.finish_reason,
         model: chat.modelName,
         mode: chat.mode,

@@ -143,10 +143,15 @@ export function searchRoutes(deps: SearchRouteDeps) {
           description: 'The answer and its sources (numbered [n] in the answer, in this order)',
           schema: {
             type: 'object',
-            required: ['question', 'answer', 'sources', 'context_used'],
+            required: ['question', 'answer', 'sources', 'context_used', 'abstained'],
             properties: {
               question: { type: 'string' },
               answer: { type: 'string' },
+              abstained: {
+                type: 'boolean',
+                description:
+                  'The answer says the documents do not hold it (additive to the spec); sources are then the nearest passages',
+              },
               sources: {
                 type: 'array',
                 items: {
@@ -238,6 +243,7 @@ export function searchRoutes(deps: SearchRouteDeps) {
           body: {
             question: answer.question,
             answer: answer.answer,
+            abstained: answer.abstained,
             sources: answer.hits.map((hit) => ({
               title: hit.document.title,
               source: hit.document.source,
