@@ -1,56 +1,23 @@
-import { splitSentences } from '../text/sentences.js';
+import { selectAnswer } from './answerSelection.js';
 import type { ChatCompletion, ChatModel, ChatRequest, TokenUsage } from './chatModel.js';
 import { NOT_FOUND_ANSWER, parseGroundedMessage } from './groundedPrompt.js';
-import { stems } from './localEmbedder.js';
 import { ModelError } from './modelError.js';
 import { countTokens } from './tokens.js';
 
-/** Sentences an answer quotes at most, and the least share of the question's words one must hold. */
-const MAX_SENTENCES = 3;
-const MIN_OVERLAP = 0.2;
-
 /**
- * Answers a grounded question (see groundedPrompt.ts) by quoting the source sentences that share the
- * most of the question's word stems (rarer stems weigh more), each with its source number, in source
- * order. It invents nothing, and says so when no sentence is relevant.
+ * Answers a grounded question (see groundedPrompt.ts) by quoting the lines and sentences of the
+ * sources that answer it (answerSelection.ts), each with its source number, in source order. It
+ * invents nothing, and says so when nothing in the sources answers.
  */
 function answer({ messages, maxTokens }: ChatRequest): ChatCompletion {
   const input = messages.map((message) => message.content).join('\n');
   const last = [...messages].reverse().find((message) => message.role === 'user');
   const grounded = last ? parseGroundedMessage(last.content) : null;
-  let content = NOT_FOUND_ANSWER;
-  if (grounded) {
-    const asked = new Set(stems(grounded.question));
-    const documentFrequency = new Map<string, number>();
-    const sentences = grounded.passages.flatMap((passage, source) =>
-      splitSentences(passage.text.replace(/^#+ .*$/gm, ''))
-        .map((text) => text.trim())
-        .filter((text) => text.length > 0)
-        .map((text, order) => {
-          const terms = new Set(stems(text));
-          for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-          return { text, source, order, terms };
-        }),
-    );
-    const weight = (term: string): number => 1 / Math.log(2 + (documentFrequency.get(term) ?? 0));
-    const total = [...asked].reduce((sum, term) => sum + weight(term), 0);
-    const scored = sentences
-      .map((sentence) => ({
-        ...sentence,
-        score:
-          total === 0
-            ? 0
-            : [...asked]
-                .filter((term) => sentence.terms.has(term))
-                .reduce((sum, term) => sum + weight(term), 0) / total,
-      }))
-      .filter((sentence) => sentence.score >= MIN_OVERLAP)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, MAX_SENTENCES)
-      .sort((a, b) => a.source - b.source || a.order - b.order);
-    if (scored.length > 0)
-      content = scored.map((sentence) => `${sentence.text} [${sentence.source + 1}]`).join(' ');
-  }
+  const chosen = grounded ? selectAnswer(grounded.question, grounded.passages) : [];
+  const content =
+    chosen.length === 0
+      ? NOT_FOUND_ANSWER
+      : chosen.map((unit) => `${unit.text} [${unit.source + 1}]`).join(' ');
   const cut = maxTokens === undefined ? content : withinTokens(content, maxTokens);
   const usage: TokenUsage = { input: countTokens(input), output: countTokens(cut), total: 0 };
   usage.total = usage.input + usage.output;

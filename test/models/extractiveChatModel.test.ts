@@ -101,4 +101,59 @@ describe('local extractive chat model', () => {
       expect(isAbstention(answer), answer).to.equal(false);
     }
   });
+
+  describe('choosing what answers', () => {
+    const ask = async (text: string, passages: Array<{ title: string; text: string }>) =>
+      (
+        await model.complete({
+          messages: [
+            { role: 'system', content: GROUNDED_SYSTEM_PROMPT },
+            { role: 'user', content: groundedUserMessage(text, passages) },
+          ],
+        })
+      ).content;
+    const validator = {
+      title: 'Validator',
+      text: [
+        '- supports browsers and Node.js 18.x',
+        '- validates schemas against meta-schema',
+        'const v = require("validator");',
+        '// Node.js require:',
+      ].join('\n'),
+    };
+    const framework = {
+      title: 'Framework',
+      text: [
+        '## Installation',
+        'Framework requires node v18.0.0 or higher for async function support.',
+        'Using npm:',
+        '$ npm install framework',
+        'Framework is a small HTTP middleware framework.',
+        'Many people contributed to Framework over the years.',
+      ].join('\n'),
+    };
+
+    it('answers a version question with the line that names the version, not a list line or code', async () => {
+      expect(await ask('What Node.js version does Framework require?', [validator, framework])).to.equal(
+        'Framework requires node v18.0.0 or higher for async function support. [2]',
+      );
+    });
+
+    it('answers how to install with the command, from the line after its introduction', async () => {
+      expect(await ask('How do I install framework?', [validator, framework])).to.include(
+        '$ npm install framework [2]',
+      );
+    });
+
+    it('answers what something is with the sentence that says what it is', async () => {
+      expect(await ask('What is Framework?', [framework])).to.equal(
+        'Framework is a small HTTP middleware framework. [1]',
+      );
+    });
+
+    it('abstains on a question whose words the sources do not hold, and on one with no words', async () => {
+      expect(await ask('What is the capital of France?', [validator, framework])).to.equal(NOT_FOUND_ANSWER);
+      expect(await ask('x', [validator, framework])).to.equal(NOT_FOUND_ANSWER);
+    });
+  });
 });
