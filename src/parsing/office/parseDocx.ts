@@ -1,4 +1,5 @@
 import type { ParseContext } from '../context.js';
+import { titleFromBlocks } from '../documentTitle.js';
 import { ParseError } from '../errors.js';
 import { numberBlocks, type Block, type ParsedDocument } from '../model.js';
 import { assertPageCount, createBudget, tidyText } from './budget.js';
@@ -91,13 +92,12 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
   const lastBlockPage = blocks.reduce((last, block) => Math.max(last, block.page), 1);
   const numPages = Math.max(properties.pages ?? walk.pages, walk.pages, lastBlockPage);
   assertPageCount(numPages, ctx.limits.maxPages, 'pages');
-  const firstHeading = blocks.find((block) => block.type === 'heading');
   return {
     format: '.docx',
     sourceFile: baseName(ctx.fileName),
     metadata: buildMetadata({
       properties,
-      fallbackTitle: firstHeading?.type === 'heading' ? firstHeading.text : titleFromFileName(ctx.fileName),
+      fallbackTitle: titleFromBlocks(blocks) ?? titleFromFileName(ctx.fileName),
       numPages,
       extra: properties.pages === null ? { pagesCountedFromBreaks: true } : {},
     }),

@@ -1,4 +1,5 @@
 import type { ParseContext } from '../context.js';
+import { titleFromBlocks } from '../documentTitle.js';
 import { ParseError } from '../errors.js';
 import { baseName, titleFromFileName } from '../fileName.js';
 import { numberBlocks, type Block, type Extension, type ParsedDocument } from '../model.js';
@@ -90,8 +91,7 @@ export async function parseOdt(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   const lastPage = blocks.reduce((last, block) => Math.max(last, block.page), opened.walker.page);
   const numPages = Math.max(opened.pkg.properties.pages ?? lastPage, lastPage);
   assertPageCount(numPages, ctx.limits.maxPages, 'pages');
-  const firstHeading = blocks.find((block) => block.type === 'heading');
-  const fallback = firstHeading?.type === 'heading' ? firstHeading.text : titleFromFileName(ctx.fileName);
+  const fallback = titleFromBlocks(blocks) ?? titleFromFileName(ctx.fileName);
   return toDocument('.odt', ctx, opened, blocks, numPages, fallback);
 }
 

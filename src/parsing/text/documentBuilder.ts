@@ -1,6 +1,7 @@
 import { checkpoint, throwIfAborted } from '../abort.js';
 import type { ParseContext } from '../context.js';
 import { baseName, titleFromFileName as fileTitle } from '../fileName.js';
+import { titleFromBlocks } from '../documentTitle.js';
 import { looksDecorative } from './decorativeImages.js';
 import { ParseError } from '../errors.js';
 import type { Block, Extension, Image, ParsedDocument } from '../model.js';
@@ -141,7 +142,7 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
       if (blocks.length === 0) {
         throw new ParseError('empty_document', `${ctx.fileName} has no text content`);
       }
-      const title = metadata.title?.trim() || titleOf(blocks) || titleFromFileName(ctx.fileName);
+      const title = metadata.title?.trim() || titleFromBlocks(blocks) || titleFromFileName(ctx.fileName);
       return {
         format,
         sourceFile: baseName(ctx.fileName),
@@ -163,28 +164,6 @@ export function createDocumentBuilder(ctx: ParseContext, format: Extension): Doc
       };
     },
   };
-}
-
-/**
- * A document's title when its metadata names none. What opens the document, first: its first heading
- * if only images come before it, else the alternative text of an image that opens it — a project's
- * logo ("Koa middleware framework for nodejs"; a trailing "logo" dropped) unless it reads like a
- * badge or a banner. Else its first level-1 heading. A heading after the text has begun names a
- * section, not the document (a README's "Installation", a last "# License"), so it comes last.
- */
-function titleOf(blocks: readonly Block[]): string | null {
-  const opening: Image[] = [];
-  for (const block of blocks) {
-    if (block.type === 'heading' && block.text.trim()) return block.text.trim();
-    if (block.type !== 'image') break;
-    opening.push(block.image);
-  }
-  for (const image of opening) {
-    const alt = image.altText?.replace(/\s+logo$/i, '').trim() ?? '';
-    if (alt && !looksDecorative({ altText: alt })) return alt;
-  }
-  const top = blocks.find((block) => block.type === 'heading' && block.level === 1 && block.text.trim());
-  return top?.type === 'heading' ? top.text.trim() : null;
 }
 
 /** `docs/Report.final.md` → `Report.final`; "Untitled" when nothing is left of the name. */
