@@ -43,17 +43,31 @@ export function compileFilter(filter: Filter | undefined, column = 'doc'): SqlFr
         params.push(expected);
       }
     };
+    // One `IN` list per type, so a list of thousands stays one shallow expression (an `OR` per
+    // option nested a level each: SQLite refuses a tree deeper than 1,000).
     const within = (options: readonly Scalar[], negate: boolean): void => {
       if (options.length === 0) {
         clauses.push(negate ? '1' : '0');
         return;
       }
+      const texts = options.filter((option): option is string => typeof option === 'string');
+      const numbers = options.filter((option): option is number => typeof option === 'number');
+      const booleans = options.filter((option): option is boolean => typeof option === 'boolean');
+      const list = (count: number): string => Array<string>(count).fill('?').join(', ');
       const parts: string[] = [];
-      for (const option of options) {
-        const sub = compileFilter({ [path]: option }, column);
-        parts.push(`coalesce(${sub.sql}, 0)`);
-        params.push(...sub.params);
+      if (texts.length > 0) {
+        parts.push(`coalesce(${value} IN (${list(texts.length)}) AND ${type} = 'text', 0)`);
+        params.push(...texts);
       }
+      if (numbers.length > 0) {
+        parts.push(`coalesce(${value} IN (${list(numbers.length)}) AND ${type} IN ('integer', 'real'), 0)`);
+        params.push(...numbers);
+      }
+      if (booleans.length > 0) {
+        parts.push(`coalesce(${type} IN (${list(booleans.length)}), 0)`);
+        params.push(...booleans.map((option) => (option ? 'true' : 'false')));
+      }
+      if (options.includes(null)) parts.push(`${value} IS NULL`);
       clauses.push(negate ? `NOT (${parts.join(' OR ')})` : `(${parts.join(' OR ')})`);
     };
     const range = (operator: string, bound: string | number): void => {

@@ -140,6 +140,32 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         expect(await store.find(name, { filter: { team: { $in: [] } } })).to.deep.equal([]);
       });
 
+      it('takes $in and $nin lists of thousands of values, of mixed types', async () => {
+        const many = Array.from({ length: 5_000 }, (_, i) => `team-${i}`);
+        expect(
+          ids(
+            await store.find(name, {
+              filter: { team: { $in: [...many, 'ops', 'docs'] } },
+              sort: [['age', 1]],
+            }),
+          ),
+        ).to.deep.equal(['p3', 'p4']);
+        expect(
+          ids(await store.find(name, { filter: { team: { $nin: [...many, 'core'] } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p3', 'p4', 'p5']);
+        expect(
+          ids(
+            await store.find(name, {
+              filter: { age: { $in: [33, 41, 'x', true, ...many] } },
+              sort: [['age', 1]],
+            }),
+          ),
+        ).to.deep.equal(['p4', 'p2']);
+        expect(ids(await store.find(name, { filter: { team: { $in: [null, ...many] } } }))).to.deep.equal([
+          'p5',
+        ]);
+      });
+
       it('supports ranges that never compare across types', async () => {
         expect(
           ids(await store.find(name, { filter: { age: { $gte: 33, $lt: 41 } }, sort: [['age', 1]] })),

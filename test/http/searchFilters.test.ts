@@ -105,6 +105,26 @@ describe('search filters (additive to the spec)', function () {
     expect(new Set(sources.map((source) => source.doc_id))).to.deep.equal(new Set([ids.manuals]));
   });
 
+  it('takes the largest filter the schema allows: a thousand doc ids with every other field', async () => {
+    const body = {
+      query: 'install',
+      filters: {
+        doc_id: [ids.guides, ...Array.from({ length: 999 }, (_, i) => `no-such-document-${i}`)],
+        section: sections.guides,
+        language: 'en',
+        source: 'nowhere',
+        title: 'nothing',
+        created_at: { from: '2000-01-01T00:00:00Z', to: '2000-01-01T00:00:00Z' },
+      },
+    };
+    expect((await search(body).expect(200)).body).to.deep.equal({ results: [], count: 0 });
+    const { source: _source, title: _title, created_at: _created, ...matching } = body.filters;
+    const found = await search({ ...body, filters: matching }).expect(200);
+    expect(new Set((found.body.results as Result[]).map((result) => result.doc_id))).to.deep.equal(
+      new Set([ids.guides]),
+    );
+  });
+
   it('refuses an unknown filter key, or a wrong value, with 422 naming it', async () => {
     const unknown = await search({ query: 'install', filters: { author: 'someone' } }).expect(422);
     expect(unknown.body.errors).to.deep.include({
