@@ -91,6 +91,8 @@ export const tasksProjection: Projection = {
         });
       case 'TaskHeartbeat':
         return view.patch(TASKS, taskId, base);
+      case 'TaskYielded':
+        return view.patch(TASKS, taskId, { ...base, message: `Waiting for an engine: ${event.data.reason}` });
       case 'TaskCompleted':
         return view.patch(TASKS, taskId, {
           ...base,

@@ -243,6 +243,16 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       if (isServiceUnavailable(error)) {
         // An engine that is down says nothing about the job: the bus delivers it again after a
         // delay, and the next attempt resumes the task (its claims and document id are its own).
+        // Recorded as a yield when the event store can take it, so that the outage does not use up
+        // the job's attempts (a long outage meant several redeliveries); when it cannot, the next
+        // attempt counts as an interrupted one.
+        await tasks
+          .execute(
+            'YieldAttempt',
+            { taskId, attempt, reason: (error as Error).message.slice(0, 500) },
+            caller,
+          )
+          .catch(() => undefined);
         taskLog.warn(
           { err: error },
           'task attempt interrupted by an engine outage; it will be delivered again',

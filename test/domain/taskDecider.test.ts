@@ -56,6 +56,85 @@ describe('task decider', () => {
       ]);
   });
 
+  it('does not count an attempt that yielded to an engine outage, however many there are', () => {
+    const yielded = (attempt: number): EventDraft<TaskEvent> => ({
+      type: 'TaskYielded',
+      data: { taskId, attempt, reason: 'read store unavailable' },
+    });
+    const resumedAs = (attempt: number): EventDraft<TaskEvent> => ({
+      type: 'TaskResumed',
+      data: {
+        taskId,
+        attempt,
+        workerId: 'w1',
+        reason: `attempt ${attempt - 1} yielded to an engine outage`,
+        resumeFrom: 0,
+      },
+    });
+    spec(taskDecider)
+      .given([created, started])
+      .when(cmd('YieldAttempt', { taskId, attempt: 1, reason: 'read store unavailable' }))
+      .then([yielded(1)]);
+    // Yielding twice in one attempt records it once; a superseded attempt cannot yield.
+    spec(taskDecider)
+      .given([created, started, yielded(1)])
+      .when(cmd('YieldAttempt', { taskId, attempt: 1, reason: 'again' }))
+      .then([]);
+    spec(taskDecider)
+      .given([created, started, resumedAs(2)])
+      .when(cmd('YieldAttempt', { taskId, attempt: 1, reason: 'late' }))
+      .thenThrows('attempt_superseded');
+    // Five outages in a row, then the job's three attempts are still all there.
+    const outages = [1, 2, 3, 4, 5].flatMap((attempt) =>
+      attempt === 1 ? [yielded(1)] : [resumedAs(attempt), yielded(attempt)],
+    );
+    spec(taskDecider)
+      .given([created, started, ...outages])
+      .when(begin)
+      .then([
+        {
+          type: 'TaskResumed',
+          data: {
+            taskId,
+            attempt: 6,
+            workerId: 'w2',
+            reason: 'attempt 5 yielded to an engine outage',
+            resumeFrom: 0,
+          },
+        },
+      ]);
+    // A job that cannot resume is resumed after a yield too: it stopped where its own code chose.
+    spec(taskDecider)
+      .given([created, started, yielded(1)])
+      .when(cmd('BeginAttempt', { taskId, workerId: 'w2', maxAttempts: 3, resumable: false }))
+      .then([
+        {
+          type: 'TaskResumed',
+          data: {
+            taskId,
+            attempt: 2,
+            workerId: 'w2',
+            reason: 'attempt 1 yielded to an engine outage',
+            resumeFrom: 0,
+          },
+        },
+      ]);
+    // Crashes still count: after the outages, three interrupted attempts exhaust the job.
+    spec(taskDecider)
+      .given([created, started, ...outages, resumedAs(6), resumedAs(7), resumedAs(8)])
+      .when(begin)
+      .then([
+        {
+          type: 'TaskFailed',
+          data: {
+            taskId,
+            reason: 'attempts_exhausted',
+            error: 'interrupted 3 times; giving up after 3 attempts',
+          },
+        },
+      ]);
+  });
+
   it('fails an interrupted task that cannot resume, or has used every attempt', () => {
     spec(taskDecider)
       .given([created, started])

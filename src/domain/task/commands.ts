@@ -19,6 +19,8 @@ export type ReportProgress = Command<
   'ReportProgress',
   { taskId: string; attempt: number; progress: number; message: string | null }
 >;
+/** The attempt stops for an engine outage: its task is delivered again without using up an attempt. */
+export type YieldAttempt = Command<'YieldAttempt', { taskId: string; attempt: number; reason: string }>;
 export type CompleteTask = Command<
   'CompleteTask',
   { taskId: string; attempt: number; result: Record<string, unknown> | null }
@@ -45,4 +47,11 @@ export type CancelTask = Command<
 export type PurgeTask = Command<'PurgeTask', { taskId: string }>;
 
 export type TaskCommand =
-  CreateTask | BeginAttempt | ReportProgress | CompleteTask | FailTask | CancelTask | PurgeTask;
+  | CreateTask
+  | BeginAttempt
+  | ReportProgress
+  | YieldAttempt
+  | CompleteTask
+  | FailTask
+  | CancelTask
+  | PurgeTask;

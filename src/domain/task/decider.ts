@@ -17,6 +17,10 @@ export type TaskState =
       owner: string;
       attempt: number;
       progress: number;
+      /** Attempts that yielded to an engine outage: they do not count against the job's attempts. */
+      yielded: number;
+      /** Whether the current attempt yielded (so the next one resumes it, whatever the job). */
+      yielding: boolean;
     };
 
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
@@ -46,6 +50,22 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
       if (state.status === 'pending')
         return [{ type: 'TaskStarted', data: { taskId, attempt: 1, workerId } }];
       if (state.status !== 'running') return [];
+      // The attempt before stopped for an outage, by our own code, at a point it chose: resumed, and
+      // not counted.
+      if (state.yielding) {
+        return [
+          {
+            type: 'TaskResumed',
+            data: {
+              taskId,
+              attempt: state.attempt + 1,
+              workerId,
+              reason: `attempt ${state.attempt} yielded to an engine outage`,
+              resumeFrom: state.progress,
+            },
+          },
+        ];
+      }
       if (!resumable) {
         return [
           failed(
@@ -55,12 +75,12 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
           ),
         ];
       }
-      if (state.attempt >= maxAttempts) {
+      if (state.attempt - state.yielded >= maxAttempts) {
         return [
           failed(
             taskId,
             'attempts_exhausted',
-            `interrupted ${state.attempt} times; giving up after ${maxAttempts} attempts`,
+            `interrupted ${state.attempt - state.yielded} times; giving up after ${maxAttempts} attempts`,
           ),
         ];
       }
@@ -87,6 +107,12 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
         { type: 'TaskProgressed', data: { taskId, progress: Math.max(progress, state.progress), message } },
       ];
     }
+    case 'YieldAttempt':
+      assertCurrentAttempt(state, taskId, command.data.attempt);
+      if (state.yielding) return [];
+      return [
+        { type: 'TaskYielded', data: { taskId, attempt: command.data.attempt, reason: command.data.reason } },
+      ];
     case 'CompleteTask':
       if (state.status === 'completed') return [];
       assertCurrentAttempt(state, taskId, command.data.attempt);
@@ -168,13 +194,23 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
       owner: event.data.owner,
       attempt: 0,
       progress: 0,
+      yielded: 0,
+      yielding: false,
     };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'TaskStarted':
     case 'TaskResumed':
-      return { ...state, status: 'running', attempt: event.data.attempt };
+      return {
+        ...state,
+        status: 'running',
+        attempt: event.data.attempt,
+        yielded: state.yielded + (state.yielding ? 1 : 0),
+        yielding: false,
+      };
+    case 'TaskYielded':
+      return { ...state, yielding: true };
     case 'TaskProgressed':
       return { ...state, progress: event.data.progress };
     case 'TaskHeartbeat':

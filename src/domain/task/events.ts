@@ -16,6 +16,11 @@ export type TaskResumed = Event<
   'TaskResumed',
   { taskId: string; attempt: number; workerId: string; reason: string; resumeFrom: number }
 >;
+/**
+ * The attempt stopped because an engine it needs is down (nothing about the job): the bus delivers
+ * the task again, and that next attempt does not count against the job's attempts.
+ */
+export type TaskYielded = Event<'TaskYielded', { taskId: string; attempt: number; reason: string }>;
 /** Work advanced. `progress` is the fraction done (0–1), never less than before. */
 export type TaskProgressed = Event<
   'TaskProgressed',
@@ -53,6 +58,7 @@ export type TaskEvent =
   | TaskCreated
   | TaskStarted
   | TaskResumed
+  | TaskYielded
   | TaskProgressed
   | TaskHeartbeat
   | TaskCompleted
@@ -68,6 +74,7 @@ export const taskEvents = defineEvents<TaskEvent>({
   },
   TaskStarted: {},
   TaskResumed: {},
+  TaskYielded: {},
   TaskProgressed: {},
   TaskHeartbeat: {},
   TaskCompleted: {},

@@ -192,7 +192,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
       operationId: 'followTask',
       summary: "Follow a task's events live (Server-Sent Events)",
       description:
-        "Replays the task's events from the start — or after the `Last-Event-ID` header (an event's `id` is its version in the task's stream) — then follows new ones until the task completes, fails or is cancelled, and ends the stream. Each event's name is its type (TaskCreated, TaskStarted, TaskResumed, TaskProgressed, TaskHeartbeat, TaskCompleted, TaskFailed, TaskCancelled); its data holds task_id, version, at and the event's fields. A client that reconnects after the end gets 204, which tells EventSource to stop.",
+        "Replays the task's events from the start — or after the `Last-Event-ID` header (an event's `id` is its version in the task's stream) — then follows new ones until the task completes, fails or is cancelled, and ends the stream. Each event's name is its type (TaskCreated, TaskStarted, TaskResumed, TaskYielded, TaskProgressed, TaskHeartbeat, TaskCompleted, TaskFailed, TaskCancelled); its data holds task_id, version, at and the event's fields. A client that reconnects after the end gets 204, which tells EventSource to stop.",
       tags: ['Tasks'],
       params: taskIdParams,
       responses: {
