@@ -33,7 +33,9 @@ export interface ScrapeLimits {
 export function scrapeJob(deps: { ingest: Ingest; limits: ScrapeLimits }): JobType {
   return {
     name: SCRAPE_JOB,
-    maxAttempts: 2,
+    // As many as an upload's: a scrape can meet a killed worker and a redelivery after a bus restart
+    // in one run, and its pages are claimed by the task, so a resumed attempt ingests nothing twice.
+    maxAttempts: 3,
     concurrency: 2,
     async run({ taskId, input, signal, progress }) {
       const task = input as unknown as ScrapeTaskInput;

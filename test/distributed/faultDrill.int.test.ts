@@ -210,12 +210,16 @@ describe('fault drill: the cluster under load while each role is killed and each
       ).json()) as {
         status: string;
         result: Record<string, unknown> | null;
+        error: string | null;
       };
       const result =
         (task.result?.['results'] as Array<Record<string, unknown>> | undefined)?.[0] ?? task.result;
       if (task.status === 'completed' && result?.['success'] === true)
         upload.docId = String(result['doc_id']);
-      else lost.push(`${upload.source}: task ${upload.taskId} ${task.status} ${JSON.stringify(task.result)}`);
+      else
+        lost.push(
+          `${upload.source}: task ${upload.taskId} ${task.status} ${JSON.stringify(task.result)} ${task.error ?? ''}`,
+        );
     }
     const stored = [...accepted, ...scraped, ...canaries].filter((item) => item.docId);
 
