@@ -34,9 +34,9 @@ export class ConcurrencyError extends Error {
 export interface CommandHandlerOptions {
   eventStore: EventStore;
   snapshots?: SnapshotStore;
-  /** Attempts in all when concurrent writers keep winning (default 8). */
+  /** Attempts in all when concurrent writers keep winning (default 12). */
   maxAttempts?: number;
-  /** Waits between attempts (jittered), so contending writers spread out (default 2 ms, doubling, ≤ 50 ms). */
+  /** Waits between attempts (jittered), so contending writers spread out (default up to 4 ms, doubling, ≤ 250 ms). */
   backoffMs?: (attempt: number) => number;
 }
 
@@ -49,7 +49,10 @@ interface Loaded<E extends AnyEvent, S> {
   tail: E[];
 }
 
-const defaultBackoff = (attempt: number): number => Math.random() * Math.min(50, 2 ** attempt);
+// Full jitter, capped at 250 ms: writers to one stream over a remote event store (PostgreSQL in the
+// cluster, where an append takes tens of milliseconds under load) kept colliding within a 50 ms cap,
+// and five concurrent chat turns of one conversation used up 8 attempts in about 0.2 s.
+const defaultBackoff = (attempt: number): number => Math.random() * Math.min(250, 2 ** (attempt + 1));
 
 /**
  * Runs commands against an aggregate's streams: read the stream (after its snapshot, if any) →
@@ -63,7 +66,7 @@ export function createCommandHandler<C extends AnyCommand, E extends AnyEvent, S
   options: CommandHandlerOptions,
 ) {
   const { eventStore, snapshots } = options;
-  const maxAttempts = options.maxAttempts ?? 8;
+  const maxAttempts = options.maxAttempts ?? 12;
   const backoffMs = options.backoffMs ?? defaultBackoff;
   const snapshotting = aggregate.snapshot && snapshots ? aggregate.snapshot : null;
   const purgeTypes: ReadonlySet<string> = new Set(aggregate.purgedBy ?? []);

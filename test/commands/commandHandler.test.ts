@@ -160,7 +160,7 @@ describe('command handler (the aggregate kit)', () => {
       reserve(churning, 'url', 'k', 'doc-1', at('2026-11-24T10:00:00.000Z')),
       ConcurrencyError,
     );
-    expect(attempts).to.equal(8);
+    expect(attempts).to.equal(12);
   });
 });
 
