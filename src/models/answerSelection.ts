@@ -114,8 +114,9 @@ export function selectAnswer(question: string, passages: readonly Passage[]): Ca
   }
   const weight = (term: string): number => 1 / Math.log(2 + (frequency.get(term) ?? 0));
   const total = asked.reduce((sum, term) => sum + weight(term), 0);
-  const shape = answerShape(askedFor(question));
-  const wantsCode = askedFor(question) === 'command';
+  const kind = askedFor(question);
+  const shape = answerShape(kind);
+  const wantsCode = kind === 'command';
   const scored = candidates.map((candidate) => {
     const coverage =
       asked.reduce((sum, term) => sum + (holds(candidate.terms, term) ? weight(term) : 0), 0) / total;

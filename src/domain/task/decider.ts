@@ -53,18 +53,7 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
       // The attempt before stopped for an outage, by our own code, at a point it chose: resumed, and
       // not counted.
       if (state.yielding) {
-        return [
-          {
-            type: 'TaskResumed',
-            data: {
-              taskId,
-              attempt: state.attempt + 1,
-              workerId,
-              reason: `attempt ${state.attempt} yielded to an engine outage`,
-              resumeFrom: state.progress,
-            },
-          },
-        ];
+        return [resumedBy(state, workerId, `attempt ${state.attempt} yielded to an engine outage`)];
       }
       if (!resumable) {
         return [
@@ -84,18 +73,7 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
           ),
         ];
       }
-      return [
-        {
-          type: 'TaskResumed',
-          data: {
-            taskId,
-            attempt: state.attempt + 1,
-            workerId,
-            reason: `attempt ${state.attempt} was interrupted`,
-            resumeFrom: state.progress,
-          },
-        },
-      ];
+      return [resumedBy(state, workerId, `attempt ${state.attempt} was interrupted`)];
     }
     case 'ReportProgress': {
       assertCurrentAttempt(state, taskId, command.data.attempt);
@@ -145,6 +123,14 @@ function decide(command: TaskCommand, state: TaskState): Draft[] {
       }
       return [{ type: 'TaskPurged', data: { taskId, stream: taskStream(taskId) } }];
   }
+}
+
+/** The next attempt of a running task, by `workerId`, from the progress recorded so far. */
+function resumedBy(state: Exclude<TaskState, { status: 'none' }>, workerId: string, reason: string): Draft {
+  return {
+    type: 'TaskResumed',
+    data: { taskId: state.taskId, attempt: state.attempt + 1, workerId, reason, resumeFrom: state.progress },
+  };
 }
 
 function failed(
