@@ -13,7 +13,7 @@ function answer({ messages, maxTokens }: ChatRequest): ChatCompletion {
   const input = messages.map((message) => message.content).join('\n');
   const last = [...messages].reverse().find((message) => message.role === 'user');
   const grounded = last ? parseGroundedMessage(last.content) : null;
-  const chosen = grounded ? selectAnswer(grounded.question, grounded.passages) : [];
+  const chosen = grounded ? selectAnswer(grounded.question, grounded.passages).units : [];
   const content =
     chosen.length === 0
       ? NOT_FOUND_ANSWER

@@ -7,6 +7,8 @@ export interface Excerpt {
   text: string;
   start: number;
   end: number;
+  /** Where its first matching word begins (`start` when no term matched). */
+  focus: number;
 }
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
@@ -39,7 +41,6 @@ const matches = (word: string, term: string): boolean =>
  * first match, at a word boundary. The opening of the text when no term occurs in it.
  */
 export function excerptOf(text: string, query: string, size = 200): Excerpt {
-  if (text.length <= size) return trimmed(text, 0, text.length);
   const terms = queryTerms(query);
   const found: Match[] = [];
   for (const word of text.matchAll(WORD)) {
@@ -47,6 +48,7 @@ export function excerptOf(text: string, query: string, size = 200): Excerpt {
     const term = terms.findIndex((candidate) => matches(folded, candidate));
     if (term >= 0) found.push({ start: word.index, end: word.index + word[0].length, term });
   }
+  if (text.length <= size) return withFocus(trimmed(text, 0, text.length), found[0]?.start ?? null);
   let best: { distinct: number; count: number; from: number } | null = null;
   for (let first = 0; first < found.length; first += 1) {
     const from = found[first]!.start;
@@ -60,11 +62,25 @@ export function excerptOf(text: string, query: string, size = 200): Excerpt {
       best = { distinct: seen.size, count, from };
     }
   }
-  const anchor = best ? Math.max(0, best.from - LEAD) : 0;
+  return best ? excerptAt(text, best.from, size) : withFocus(window(text, 0, size), null);
+}
+
+/** About `size` characters of `text` from a little before offset `at`, at word boundaries, focused there. */
+export function excerptAt(text: string, at: number, size = 200): Excerpt {
+  if (text.length <= size) return withFocus(trimmed(text, 0, text.length), at);
+  return withFocus(window(text, Math.max(0, at - LEAD), size), at);
+}
+
+function window(text: string, anchor: number, size: number): Omit<Excerpt, 'focus'> {
   const start = anchor === 0 ? 0 : wordStartAfter(text, anchor);
   const end = Math.min(text.length, wordEndBefore(text, Math.min(text.length, start + size)));
   return trimmed(text, start, Math.max(end, Math.min(text.length, start + 1)));
 }
+
+const withFocus = (excerpt: Omit<Excerpt, 'focus'>, at: number | null): Excerpt => ({
+  ...excerpt,
+  focus: at === null ? excerpt.start : Math.min(Math.max(at, excerpt.start), excerpt.end),
+});
 
 /** The first word start at or after `at` (or `at` itself within a long run with no break). */
 function wordStartAfter(text: string, at: number): number {
@@ -80,7 +96,7 @@ function wordEndBefore(text: string, at: number): number {
 }
 
 /** `text[start, end)` without the white space at either end, its offsets moved to match. */
-function trimmed(text: string, start: number, end: number): Excerpt {
+function trimmed(text: string, start: number, end: number): Omit<Excerpt, 'focus'> {
   let from = start;
   let to = end;
   while (from < to && /\s/.test(text.charAt(from))) from += 1;

@@ -1,5 +1,5 @@
 import type { KnowledgeUseCases } from '../knowledge/knowledgeUseCases.js';
-import { passageOf } from '../knowledge/passage.js';
+import { citedFocus, passageOf } from '../knowledge/passage.js';
 import { documentAggregate, type TaskCommands } from '../commands/aggregates.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { NotFoundError } from '../domain/shared/index.js';
@@ -121,11 +121,11 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         return {
           answer: answer.answer,
           abstained: answer.abstained,
-          sources: answer.hits.map((hit) => ({
+          sources: answer.hits.map((hit, index) => ({
             doc_id: hit.document.id,
             title: hit.document.title,
             score: round(hit.score),
-            ...passageOf(hit, params['question'] as string),
+            ...passageOf(hit, citedFocus(answer.answer, index, params['question'] as string)),
           })),
           // What the answering model read and wrote: a chat turn counts it in its tokens_used.
           tokens_used: answer.usage,

@@ -9,6 +9,7 @@ describe('excerptOf', () => {
       text: 'Koa requires node v18.0.0 or higher.',
       start: 2,
       end: 38,
+      focus: 15,
     });
   });
 

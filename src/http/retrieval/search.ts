@@ -1,5 +1,5 @@
 import type { Answerer } from '../../knowledge/answer.js';
-import { PASSAGE_PROPERTIES, passageOf } from '../../knowledge/passage.js';
+import { citedFocus, PASSAGE_PROPERTIES, passageOf } from '../../knowledge/passage.js';
 import { FILTERS_SCHEMA } from '../../knowledge/searchFilters.js';
 import type { DenseUsed, Search, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
@@ -244,13 +244,13 @@ export function searchRoutes(deps: SearchRouteDeps) {
             question: answer.question,
             answer: answer.answer,
             abstained: answer.abstained,
-            sources: answer.hits.map((hit) => ({
+            sources: answer.hits.map((hit, index) => ({
               title: hit.document.title,
               source: hit.document.source,
               section: hit.document.section,
               score: round(hit.score),
               doc_id: hit.document.id,
-              ...passageOf(hit, body.question),
+              ...passageOf(hit, citedFocus(answer.answer, index, body.question)),
             })),
             ...(body.include_timing
               ? {
