@@ -164,6 +164,44 @@ describe('knowledge base over HTTP', () => {
     }
   });
 
+  it('cites the FAQ section that holds the answer, though the chunker merged it with its siblings, and abstains on what the FAQ does not say', async () => {
+    const faq = [
+      '<html><head><title>Quillmoth FAQ</title></head><body>',
+      '<h1>Chapter 1. Quillmoth basics</h1>',
+      '<h2>1.1. What is Quillmoth?</h2><p>Quillmoth is a note-taking tool for field biologists.</p>',
+      '<h2>1.2. Who maintains Quillmoth?</h2><p>A volunteer team keeps it alive, with releases twice a year.</p>',
+      '<h2>1.3. How does one pronounce Quillmoth?</h2><p>The name is said kwill-moth, with the stress on kwill. It comes from an old nickname.</p>',
+      '<h2>1.4. Where are the notes kept?</h2><p>Every note lives in a plain folder under your home directory.</p>',
+      '</body></html>',
+    ].join('\n');
+    await upload(uniqueFileName('quillmoth-faq.html'), Buffer.from(faq));
+
+    const answered = await app.http
+      .post('/api/v1/query')
+      .send({ question: 'How does one pronounce Quillmoth?' })
+      .expect(200);
+    expect(answered.body.abstained).to.equal(false);
+    expect(answered.body.answer).to.match(/^The name is said kwill-moth, with the stress on kwill\. \[1\]/);
+    const first = answered.body.sources[0] as { section_path: string[]; excerpt: { text: string } };
+    // The chunk is named by its chapter; the citation names the section the quoted sentence is in.
+    expect(first.section_path).to.deep.equal([
+      'Chapter 1. Quillmoth basics',
+      '1.3. How does one pronounce Quillmoth?',
+    ]);
+    expect(first.excerpt.text).to.include('The name is said kwill-moth');
+
+    // The FAQ's own words are there (Quillmoth, releases), the asked fact is not.
+    const unanswered = await app.http
+      .post('/api/v1/query')
+      .send({ question: 'Which Quillmoth release added the encrypted cloud sync?' })
+      .expect(200);
+    expect(unanswered.body).to.include({
+      answer: 'I could not find this in the documents.',
+      abstained: true,
+    });
+    expect(unanswered.body.sources.length).to.be.greaterThan(0);
+  });
+
   it('detects duplicates by path and by content, and re-ingests with skip_duplicates false', async () => {
     const before = await documentCount();
     const readme = await fixture('readme.md');
