@@ -260,11 +260,14 @@ export function reportOf(outcomes: readonly Outcome[]): Report {
   };
 }
 
+/** Least shares (most, for false abstention) a model's figures must reach. */
+export type Floors = Pick<Figures, 'keyFact' | 'firstCitation' | 'abstention' | 'falseAbstention'>;
+
 /** The issue's targets for the embedded default. */
-export const TARGETS = { keyFact: 0.7, firstCitation: 0.8, abstention: 0.9, falseAbstention: 0.1 } as const;
+export const TARGETS: Floors = { keyFact: 0.7, firstCitation: 0.8, abstention: 0.9, falseAbstention: 0.1 };
 
 /** What the figures miss of `floors`, or null when they hold. */
-export function judge(figures: Figures, floors: typeof TARGETS): string | null {
+export function judge(figures: Figures, floors: Floors): string | null {
   const misses: string[] = [];
   if (figures.keyFact < floors.keyFact)
     misses.push(`key fact ${pct(figures.keyFact)} < ${pct(floors.keyFact)}`);

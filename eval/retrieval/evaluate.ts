@@ -12,6 +12,7 @@ import { createSearch, rerankWith, type FusionWeights, type Search } from '../..
 import { silentLogger } from '../../src/log.js';
 import { createLocalReranker } from '../../src/models/localReranker.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { readmes, type Input } from '../../bench/registryDocuments.js';
 
 export const corpusDir = join(import.meta.dirname, 'corpus');
 
@@ -42,16 +43,39 @@ export async function loadQueries(): Promise<EvalQuery[]> {
 }
 
 /**
- * Ingests the corpus into a fresh embedded runtime configured by `env` (an embedder, fusion
- * weights) and scores every query in every mode.
+ * Documents of other sets that share a knowledge base with the corpus in the mixed evaluation, none
+ * relevant to any query: the answer evaluation's Debian FAQ and BibleTime handbook (English and
+ * Arabic) and the READMEs npm installed (up to 2 MB). The answer corpus's Arabic Debian handbook
+ * sections are left out: they are translations of sections some queries are about.
  */
-export async function evaluate(env: Record<string, string>, queries: readonly EvalQuery[]): Promise<Report> {
+export async function unrelatedDocuments(): Promise<Input[]> {
+  const answers = join(import.meta.dirname, '..', 'answers', 'corpus');
+  const sets: Input[] = [];
+  for (const lang of ['en', 'ar']) {
+    for (const file of (await readdir(join(answers, lang))).sort()) {
+      if (file.startsWith('debian-handbook.')) continue;
+      sets.push({ name: `answers-${lang}__${file}`, bytes: await readFile(join(answers, lang, file)) });
+    }
+  }
+  return [...sets, ...readmes(2_000_000)];
+}
+
+/**
+ * Ingests the corpus — with `unrelated` documents beside it, for a knowledge base that holds several
+ * document sets as a real one does — into a fresh embedded runtime configured by `env` (an embedder,
+ * fusion weights), and scores every query in every mode.
+ */
+export async function evaluate(
+  env: Record<string, string>,
+  queries: readonly EvalQuery[],
+  unrelated: readonly Input[] = [],
+): Promise<Report> {
   const dataDir = await mkdtemp(join(tmpdir(), 'archivist-eval-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const runtime = await createRuntime(config, { log: silentLogger });
   try {
     await runtime.start();
-    await ingestCorpus(runtime);
+    await ingestCorpus(runtime, unrelated);
     const searches = modeSearches(runtime, config.searchWeights);
     const report = {} as Report;
     for (const mode of MODES) {
@@ -66,7 +90,20 @@ export async function evaluate(env: Record<string, string>, queries: readonly Ev
   }
 }
 
-async function ingestCorpus(runtime: Runtime): Promise<void> {
+async function ingestCorpus(runtime: Runtime, unrelated: readonly Input[]): Promise<void> {
+  for (const input of unrelated) {
+    const outcome = await runtime.knowledge.ingest({
+      fileName: input.name,
+      bytes: input.bytes,
+      source: `unrelated/${input.name}`,
+      sourceKind: 'upload',
+      section: 'unrelated',
+      skipDuplicates: true,
+      caller: { actorId: 'eval', correlationId: 'eval' },
+      signal: new AbortController().signal,
+    });
+    if (!outcome.success) throw new Error(`${input.name} was not ingested: ${outcome.error ?? 'no reason'}`);
+  }
   for (const lang of ['en', 'ar']) {
     for (const file of (await readdir(join(corpusDir, lang))).sort()) {
       const outcome = await runtime.knowledge.ingest({

