@@ -248,7 +248,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   });
 
   const models = createModels(config, log.child({ component: 'models' }));
+  const tasks = createCommandService(taskAggregate, { eventStore, clock });
   const knowledge = createKnowledgeBase({
+    purgeTask: (taskId, caller) => tasks.execute('PurgeTask', { taskId }, caller),
     dataDir: config.dataDir,
     maxUploadBytes: config.maxUploadBytes,
     exactSearchBelow: config.vectorExactBelow,
@@ -276,7 +278,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     newId: randomUUID,
     log: log.child({ component: 'knowledge' }),
   });
-  const tasks = createCommandService(taskAggregate, { eventStore, clock });
   const actions = createCommandService(actionAggregate, { eventStore, clock });
   const library = createKnowledgeUseCases({
     documents: knowledge.documents,

@@ -128,6 +128,7 @@ function documentEvents(
     { kind: CONTENT_RESERVATION, key: contentHash },
   ];
   const ingested: DocumentIngested['data'] = {
+    taskId: null,
     docId,
     source,
     sourceKind: 'upload',

@@ -375,6 +375,7 @@ export function createIngestor(deps: IngestDeps) {
             chunks,
             replace,
             reservations,
+            taskId: input.taskId ?? null,
           },
           input.caller,
         ),

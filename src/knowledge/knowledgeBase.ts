@@ -4,6 +4,7 @@ import { documentAggregate } from '../commands/aggregates.js';
 import { createCommandService } from '../commands/commandService.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Logger } from '../log.js';
+import { documentTasksReactor } from './documentTasksReactor.js';
 import type { Role } from '../roles.js';
 import type { ChatModel } from '../models/chatModel.js';
 import type { Embedder, ModelProbe } from '../models/embedder.js';
@@ -61,6 +62,8 @@ export interface KnowledgeBaseOptions {
   clock: Clock;
   newId(): string;
   log: Logger;
+  /** Purges a finished task's record (the tasks module's `PurgeTask`). */
+  purgeTask: (taskId: string, caller: Caller) => Promise<unknown>;
 }
 
 /**
@@ -147,7 +150,11 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
   });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
   const jobs: JobType[] = [uploadJob({ ingest, blobs }), scrapeJob({ ingest, limits: options.scrape })];
-  const reactors: Reactor[] = [keyReleaseReactor(eventStore), blobReleaseReactor({ eventStore, blobs })];
+  const reactors: Reactor[] = [
+    keyReleaseReactor(eventStore),
+    blobReleaseReactor({ eventStore, blobs }),
+    documentTasksReactor({ purgeTask: options.purgeTask, log: log.child({ component: 'document_tasks' }) }),
+  ];
 
   return {
     documents,

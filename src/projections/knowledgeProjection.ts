@@ -59,7 +59,7 @@ export const knowledgeProjection: Projection = {
     const now = recorded.metadata.now;
     switch (event.type) {
       case 'DocumentIngested': {
-        const { docId, reservations: _reservations, ...facts } = event.data;
+        const { docId, reservations: _reservations, taskId: _taskId, ...facts } = event.data;
         const doc: DocumentView = {
           id: docId,
           ...facts,

@@ -26,7 +26,11 @@ const facts = {
   section: 'uploaded',
 };
 const reservations = [{ kind: 'doc_source', key: 'k1' }];
-const ingest = (chunks: ChunkInput[], replace = false): DocumentCommand => ({
+const ingest = (
+  chunks: ChunkInput[],
+  replace = false,
+  taskId: string | null = 'task-1',
+): DocumentCommand => ({
   type: 'IngestDocument',
   data: {
     docId,
@@ -37,6 +41,7 @@ const ingest = (chunks: ChunkInput[], replace = false): DocumentCommand => ({
     chunks,
     replace,
     reservations,
+    taskId,
   },
   metadata,
 });
@@ -46,7 +51,15 @@ const stored = (input: ChunkInput, index: number): EventDraft<DocumentEvent> => 
 });
 const ingested: EventDraft<DocumentEvent> = {
   type: 'DocumentIngested',
-  data: { docId, source: 'uploaded/guide.md', sourceKind: 'upload', ...facts, chunkCount: 2, reservations },
+  data: {
+    docId,
+    source: 'uploaded/guide.md',
+    sourceKind: 'upload',
+    ...facts,
+    chunkCount: 2,
+    reservations,
+    taskId: 'task-1',
+  },
 };
 const history = [ingested, stored(chunk('alpha one'), 0), stored(chunk('beta two', 1), 1)];
 
@@ -68,7 +81,7 @@ describe('document decider', () => {
   it('re-ingests by chunk hash: unchanged chunks skipped, changed replaced, extra ones removed', () => {
     spec(documentDecider)
       .given([...history, stored(chunk('gamma three', 2), 2)])
-      .when(ingest([chunk('alpha one'), chunk('beta changed', 1)], true))
+      .when(ingest([chunk('alpha one'), chunk('beta changed', 1)], true, 'task-2'))
       .then([
         {
           type: 'DocumentReingested',
@@ -80,6 +93,7 @@ describe('document decider', () => {
             chunksUpdated: 1,
             chunksSkipped: 1,
             reservations,
+            taskId: 'task-2',
           },
         },
         stored(chunk('beta changed', 1), 1),
@@ -90,7 +104,7 @@ describe('document decider', () => {
   it('counts chunks beyond the old end as added on re-ingestion', () => {
     spec(documentDecider)
       .given(history)
-      .when(ingest([chunk('alpha one'), chunk('beta two', 1), chunk('delta four', 2)], true))
+      .when(ingest([chunk('alpha one'), chunk('beta two', 1), chunk('delta four', 2)], true, null))
       .then([
         {
           type: 'DocumentReingested',
@@ -102,6 +116,7 @@ describe('document decider', () => {
             chunksUpdated: 0,
             chunksSkipped: 2,
             reservations,
+            taskId: null,
           },
         },
         stored(chunk('delta four', 2), 2),
@@ -121,6 +136,40 @@ describe('document decider', () => {
             reservations,
             chunkCount: 2,
             chunkHashes: ['hash-alpha one', 'hash-beta two'],
+            tasks: ['task-1'],
+          },
+        },
+      ]);
+  });
+
+  it('names on deletion every task that ingested the document, for their records to be purged', () => {
+    const reingested: EventDraft<DocumentEvent> = {
+      type: 'DocumentReingested',
+      data: {
+        docId,
+        ...facts,
+        chunkCount: 2,
+        chunksAdded: 0,
+        chunksUpdated: 0,
+        chunksSkipped: 2,
+        reservations,
+        taskId: 'task-2',
+      },
+    };
+    const byHand: EventDraft<DocumentEvent> = { ...reingested, data: { ...reingested.data, taskId: null } };
+    spec(documentDecider)
+      .given([...history, reingested, byHand, reingested])
+      .when({ type: 'DeleteDocument', data: { docId }, metadata })
+      .then([
+        {
+          type: 'DocumentDeleted',
+          data: {
+            docId,
+            stream: 'document-d1',
+            reservations,
+            chunkCount: 2,
+            chunkHashes: ['hash-alpha one', 'hash-beta two'],
+            tasks: ['task-1', 'task-2'],
           },
         },
       ]);

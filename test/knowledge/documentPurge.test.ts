@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log.js';
 import { KNOWLEDGE } from '../../src/projections/knowledgeProjection.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { filesContaining } from '../support/filesContaining.js';
+import { eventually, startTestApp } from '../support/testApp.js';
 
 describe('deleting a document', function () {
   this.timeout(60_000);
@@ -73,5 +74,60 @@ describe('deleting a document', function () {
     await runtime.stop();
     expect(filesContaining(dir, marker)).to.deep.equal([]);
     expect(filesContaining(dir, 'keepsakeword1234')).to.not.deep.equal([]);
+  });
+
+  it('leaves no title and no file name readable: not in tasks, not in the event log, not in any file', async () => {
+    const title = `zqtitle${Math.random().toString(36).slice(2, 12)}`;
+    const name = `zqname${Math.random().toString(36).slice(2, 12)}`;
+    const body = (heading: string) =>
+      `# ${heading}\n\nThe survey team measured the water along the northern bank of the river.\n`;
+    const app = await startTestApp({
+      env: { DATA_DIR: dir, EVENT_STORE: 'file', SCRUB_DELAY_MS: '20' },
+    });
+    try {
+      // One synchronous upload and one through a background task, each with the markers.
+      const sync = await app.http
+        .post('/api/v1/upload')
+        .attach('file', Buffer.from(body(`${title} one`)), `${name}-one.md`)
+        .expect(200);
+      const accepted = await app.http
+        .post('/api/v1/upload/async')
+        .attach('file', Buffer.from(body(`${title} two`)), `${name}-two.md`)
+        .expect(202);
+      const taskId = accepted.body.task_id as string;
+      const done = await eventually(async () => {
+        const task = (await app.http.get(`/api/v1/tasks/${taskId}`).expect(200)).body;
+        return task.status === 'completed' ? (task as { result: { doc_id: string } }) : undefined;
+      });
+      const asyncDocId = done.result.doc_id;
+      await settle(app.runtime);
+      expect(filesContaining(dir, title)).to.not.deep.equal([]);
+      expect(filesContaining(dir, name)).to.not.deep.equal([]);
+
+      for (const docId of [sync.body.doc_id as string, asyncDocId])
+        await app.http.delete(`/api/v1/documents/${docId}`).expect(200);
+      await settle(app.runtime);
+
+      const tasks = JSON.stringify((await app.http.get('/api/v1/tasks').expect(200)).body);
+      expect(tasks).to.not.include(title).and.to.not.include(name);
+      const task = await app.http.get(`/api/v1/tasks/${taskId}`);
+      expect(JSON.stringify(task.body)).to.not.include(title).and.to.not.include(name);
+      const log = JSON.stringify(await app.runtime.eventStore.readAll());
+      expect(log).to.not.include(title).and.to.not.include(name);
+      expect(filesContaining(dir, title)).to.deep.equal([]);
+      expect(filesContaining(dir, name)).to.deep.equal([]);
+    } finally {
+      await app.stop();
+    }
+    expect(filesContaining(dir, title)).to.deep.equal([]);
+    expect(filesContaining(dir, name)).to.deep.equal([]);
+    const runtime = await open();
+    await runtime.start();
+    for (const { name: projection } of runtime.projections.status())
+      await runtime.projections.rebuild(projection);
+    await settle(runtime);
+    await runtime.stop();
+    expect(filesContaining(dir, title)).to.deep.equal([]);
+    expect(filesContaining(dir, name)).to.deep.equal([]);
   });
 });

@@ -28,6 +28,8 @@ export type IngestDocument = Command<
     chunks: ChunkInput[];
     replace: boolean;
     reservations: Reservation[];
+    /** The background task that ingests it, when one does. */
+    taskId: string | null;
   }
 >;
 export type DeleteDocument = Command<'DeleteDocument', { docId: string }>;

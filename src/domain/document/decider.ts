@@ -14,6 +14,8 @@ export type DocumentState =
       /** Content hash of each chunk, by index. */
       chunkHashes: string[];
       reservations: Reservation[];
+      /** The tasks that ingested it, first to last. */
+      tasks: string[];
       /** When it was first ingested and last changed (the events' metadata). */
       createdAt: string;
       updatedAt: string;
@@ -45,6 +47,7 @@ function decide(command: DocumentCommand, state: DocumentState): Draft[] {
               sourceKind: data.sourceKind,
               ...facts(data),
               reservations: data.reservations,
+              taskId: data.taskId,
             },
           },
           ...data.chunks.map((chunk, index) => chunkEvent(docId, index, chunk)),
@@ -79,6 +82,7 @@ function decide(command: DocumentCommand, state: DocumentState): Draft[] {
             chunksUpdated: updated,
             chunksSkipped: skipped,
             reservations: data.reservations,
+            taskId: data.taskId,
           },
         },
         ...changes,
@@ -96,6 +100,7 @@ function decide(command: DocumentCommand, state: DocumentState): Draft[] {
             reservations: state.reservations,
             chunkCount: state.chunkHashes.length,
             chunkHashes: [...new Set(state.chunkHashes)],
+            tasks: state.tasks,
           },
         },
       ];
@@ -105,13 +110,14 @@ function decide(command: DocumentCommand, state: DocumentState): Draft[] {
 function evolve(state: DocumentState, event: DocumentEvent): DocumentState {
   switch (event.type) {
     case 'DocumentIngested': {
-      const { docId, source, sourceKind, ...rest } = event.data;
+      const { docId, source, sourceKind, taskId, ...rest } = event.data;
       return {
         status: 'active',
         docId,
         source,
         sourceKind,
         ...rest,
+        tasks: taskId === null ? [] : [taskId],
         chunkHashes: [],
         createdAt: event.metadata.now,
         updatedAt: event.metadata.now,
@@ -119,8 +125,10 @@ function evolve(state: DocumentState, event: DocumentEvent): DocumentState {
     }
     case 'DocumentReingested': {
       if (state.status !== 'active') return state;
-      const { docId: _docId, chunksAdded: _a, chunksUpdated: _u, chunksSkipped: _s, ...rest } = event.data;
-      return { ...state, ...rest, updatedAt: event.metadata.now };
+      const { docId: _docId, chunksAdded: _a, chunksUpdated: _u, chunksSkipped: _s, taskId, ...rest } =
+        event.data;
+      const tasks = taskId === null || state.tasks.includes(taskId) ? state.tasks : [...state.tasks, taskId];
+      return { ...state, ...rest, tasks, updatedAt: event.metadata.now };
     }
     case 'ChunkStored': {
       if (state.status !== 'active') return state;

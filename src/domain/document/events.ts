@@ -43,10 +43,20 @@ export type Reservation = {
   key: string;
 };
 
-/** A file or web page was ingested for the first time; its chunks follow as `ChunkStored`. */
+/**
+ * A file or web page was ingested for the first time; its chunks follow as `ChunkStored`. `taskId`:
+ * the background task that ingested it, when one did (version 2 added it), so that deleting the
+ * document can purge that task's record, which names the file and the title.
+ */
 export type DocumentIngested = Event<
   'DocumentIngested',
-  DocumentFacts & { docId: string; source: string; sourceKind: SourceKind; reservations: Reservation[] }
+  DocumentFacts & {
+    docId: string;
+    source: string;
+    sourceKind: SourceKind;
+    reservations: Reservation[];
+    taskId: string | null;
+  }
 >;
 /** A chunk's text and place: a new chunk, or one that replaces the chunk of the same index. */
 export type ChunkStored = Event<'ChunkStored', ChunkData>;
@@ -64,6 +74,8 @@ export type DocumentReingested = Event<
     chunksUpdated: number;
     chunksSkipped: number;
     reservations: Reservation[];
+    /** As in `DocumentIngested` (version 2 added it). */
+    taskId: string | null;
   }
 >;
 /**
@@ -81,6 +93,8 @@ export type DocumentDeleted = Event<
     /** How many chunks it had (their ids are `${docId}:0…n-1`), and their content hashes. */
     chunkCount: number;
     chunkHashes: string[];
+    /** The tasks that ingested it, whose records are purged with it (version 2 added them). */
+    tasks: string[];
   }
 >;
 
@@ -88,11 +102,12 @@ export type DocumentEvent =
   DocumentIngested | ChunkStored | ChunkRemoved | DocumentReingested | DocumentDeleted;
 
 export const documentEvents = defineEvents<DocumentEvent>({
-  DocumentIngested: {},
+  // Version 1 did not say which task ingested the document.
+  DocumentIngested: { version: 2, upcast: { 1: (data) => ({ ...data, taskId: null }) } },
   ChunkStored: {},
   ChunkRemoved: {},
-  DocumentReingested: {},
-  DocumentDeleted: {},
+  DocumentReingested: { version: 2, upcast: { 1: (data) => ({ ...data, taskId: null }) } },
+  DocumentDeleted: { version: 2, upcast: { 1: (data) => ({ ...data, tasks: [] }) } },
 });
 
 export function documentStream(docId: string): string {
