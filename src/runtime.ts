@@ -73,6 +73,7 @@ import { ALL_ROLES, type Role } from './roles.js';
 import { createReadStoreSnapshots, type SnapshotStore } from './commands/snapshots.js';
 import { composeParts, projectionsOf, purgeTypesOf, type ModuleDeclaration } from './moduleDeclaration.js';
 import { tasksModule, tasksParts } from './workers/tasksModule.js';
+import { createAccess } from './knowledge/access.js';
 import { knowledgeModule, knowledgeParts } from './knowledge/knowledgeModule.js';
 import { conversationsModule } from './conversations/conversationsModule.js';
 import { toolsModule, toolsParts } from './tools/toolsModule.js';
@@ -288,6 +289,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     workQueues: { health: () => bus.health(), startWithinMs: config.engineTimeoutMs },
     search: knowledge.search,
     answer: knowledge.answer,
+    access: createAccess({ readModels }),
     zipLimits: {
       maxEntries: config.zipMaxEntries,
       maxTotalBytes: config.zipMaxTotalBytes,

@@ -129,6 +129,7 @@ function documentEvents(
   ];
   const ingested: DocumentIngested['data'] = {
     taskId: null,
+    collection: 'default',
     docId,
     source,
     sourceKind: 'upload',

@@ -17,6 +17,7 @@ import { createRuntime, openTools, type Tools } from '../runtime.js';
 import { PortInUseError } from '../server.js';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users.js';
 import { SETTINGS_USAGE, settingsCommand } from './settings.js';
+import { COLLECTIONS_USAGE, collectionsCommand, CollectionsUsageError } from './collections.js';
 
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
@@ -40,6 +41,7 @@ Commands:
   check                 Check that the configured event store, read store and bus answer (exit 0 or 1):
                         a container health check for worker and projector processes.
 ${USERS_USAGE}
+${COLLECTIONS_USAGE}
 ${SETTINGS_USAGE}
 
 Configuration comes from environment variables; see README.md.`;
@@ -92,6 +94,8 @@ async function main(): Promise<number> {
       return usersCommand(config, rest, values);
     case 'settings':
       return settingsCommand(config, rest);
+    case 'collections':
+      return collectionsCommand(config, rest);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
       return 2;
@@ -316,7 +320,11 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof UsersUsageError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof UsersUsageError ||
+      error instanceof CollectionsUsageError
+    ) {
       process.stderr.write(`archivist: ${error.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
       return;

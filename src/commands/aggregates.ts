@@ -8,6 +8,9 @@ import { actionEvents, type ActionEvent } from '../domain/action/events.js';
 import type { ConversationCommand } from '../domain/conversation/commands.js';
 import { conversationDecider, type ConversationState } from '../domain/conversation/decider.js';
 import { conversationEvents, type ConversationEvent } from '../domain/conversation/events.js';
+import type { CollectionCommand } from '../domain/collection/commands.js';
+import { collectionDecider } from '../domain/collection/decider.js';
+import { collectionEvents } from '../domain/collection/events.js';
 import type { DocumentCommand } from '../domain/document/commands.js';
 import { documentDecider, type DocumentState } from '../domain/document/decider.js';
 import { documentEvents, type DocumentEvent } from '../domain/document/events.js';
@@ -44,6 +47,14 @@ export const documentAggregate = defineAggregate({
   events: documentEvents,
   idOf: (command: DocumentCommand) => command.data.docId,
   purgedBy: ['DocumentDeleted'],
+});
+
+/** A collection's grants, one stream per collection (`collection-<name>`). */
+export const collectionAggregate = defineAggregate({
+  category: 'collection',
+  decider: collectionDecider,
+  events: collectionEvents,
+  idOf: (command: CollectionCommand) => command.data.collection,
 });
 
 export const conversationAggregate = defineAggregate({

@@ -4,7 +4,16 @@ import type { Metadata } from '../domain/shared/index.js';
 export interface Caller {
   actorId: string;
   correlationId: string;
+  /** Whose reads these are, for the knowledge base's access control; absent: a service (all). */
+  reader?: Reader;
 }
+
+/**
+ * Who reads the knowledge base: a service (an `X-API-Key` of API_KEYS, the CLI, the product itself)
+ * sees everything; a user sees the collections open to everyone and those granted to them, and an
+ * administrator everything.
+ */
+export type Reader = { kind: 'service' } | { kind: 'user'; name: string; admin: boolean };
 
 export type Clock = () => Date;
 

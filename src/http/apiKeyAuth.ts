@@ -1,19 +1,35 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { HttpError } from './httpError.js';
+import type { Reader } from '../commands/context.js';
 import type { RequestState } from './mountRoutes.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** A user's credentials in `Authorization`, checked as the Assistant API checks them. */
+export interface UserCredentials {
+  check(header: string): Promise<{ actorId: string; reader: Reader }>;
+}
 
 /**
  * `X-API-Key` authentication as the Retrieval API specifies: no key → 401, a key that is not
  * configured → 403, and no check at all when no keys are configured (development mode). Keys are
  * compared as SHA-256 digests in constant time; the caller becomes `api-key:<first 8 hex of digest>`
- * so logs and events name the key without revealing it.
+ * so logs and events name the key without revealing it. An `X-API-Key` names a service, which sees
+ * every collection. Additively, `Authorization: token key:secret` or a bearer JWT names a user (as on
+ * the Assistant API): the request then reads as that user, who sees the collections open to
+ * everyone and those granted to them (knowledge/access.ts).
  */
-export function apiKeyAuth(keys: readonly string[]): Middleware {
+export function apiKeyAuth(keys: readonly string[], users?: UserCredentials): Middleware {
   const accepted = keys.map(digest);
   return async (ctx, next) => {
+    const authorization = ctx.get('authorization').trim();
+    if (users && authorization && !ctx.get('x-api-key')) {
+      const user = await users.check(authorization);
+      const state = ctx.state as RequestState;
+      state.caller = { ...state.caller, ...user };
+      return next();
+    }
     if (accepted.length === 0) return next();
     const presented = ctx.get('x-api-key');
     if (!presented) {

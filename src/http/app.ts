@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
-import { assistantAuth } from './assistant/auth.js';
+import { assistantAuth, authorizationCheck, readerOf } from './assistant/auth.js';
+import { actorIdOf } from '../users/users.js';
 import { assistantApiRoutes } from './assistant/routes.js';
 import { rateLimiting } from './assistant/rateLimit.js';
 import { createMemoryRateLimiter } from '../rateLimit/memoryRateLimiter.js';
@@ -91,7 +92,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       sseKeepAliveMs: deps.config.sseKeepAliveMs,
     }),
     ...eventRoutes({ eventStore: deps.eventStore, sseKeepAliveMs: deps.config.sseKeepAliveMs }),
-    ...searchRoutes({ search: deps.knowledge.search, answer: deps.knowledge.answer }),
+    ...searchRoutes({ knowledge: deps.library }),
     ...documentRoutes({ knowledge: deps.library, readModels: deps.readModels }),
     ...scrapeRoutes({ knowledge: deps.library }),
     ...uploadRoutes({ knowledge: deps.library, maxFilesPerBulk: deps.config.uploadMaxFiles }),
@@ -113,6 +114,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ...(options.assistantRoutes ?? []),
   ];
   const verifyJwt = deps.config.jwt ? createJwtVerifier(deps.config.jwt) : null;
+  const principalOfHeader = authorizationCheck({ users: deps.users, verifyJwt });
+  const userCredentials = {
+    async check(header: string) {
+      const principal = await principalOfHeader(header);
+      return { actorId: actorIdOf(principal), reader: readerOf(principal) };
+    },
+  };
   const limits = {
     maxJsonBytes: deps.config.maxJsonBytes,
     multipart: {
@@ -179,7 +187,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
   // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
   app.use(
-    guardPrefixes(apiKeyAuth(deps.config.apiKeys), {
+    guardPrefixes(apiKeyAuth(deps.config.apiKeys, userCredentials), {
       protect: [`${RETRIEVAL_PREFIX}/`],
       exempt: [`${RETRIEVAL_PREFIX}/health`],
     }),

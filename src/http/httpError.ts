@@ -1,5 +1,11 @@
 import { ConcurrencyError } from '../commands/commandHandler.js';
-import { DomainError, InvalidStateError, NotFoundError, RuleViolationError } from '../domain/shared/index.js';
+import {
+  DomainError,
+  ForbiddenError,
+  InvalidStateError,
+  NotFoundError,
+  RuleViolationError,
+} from '../domain/shared/index.js';
 import { ParseError, type ParseErrorCode } from '../parsing/errors.js';
 import { isServiceUnavailable } from '../unavailable.js';
 import { PoolBusyError } from '../parsing/worker/parsePool.js';
@@ -65,6 +71,7 @@ interface LibraryHttpError {
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFoundError) return new HttpError(404, error.code, error.message);
+  if (error instanceof ForbiddenError) return new HttpError(403, error.code, error.message);
   if (error instanceof InvalidStateError) {
     const conflict = new HttpError(409, error.code, error.message);
     if (Object.keys(error.details).length > 0) conflict.detail = snakeKeys(error.details);

@@ -11,6 +11,8 @@ export interface QuestionRequest {
   temperature: number | null;
   /** Only passages of the documents these match. */
   filters?: SearchFilters;
+  /** Collections the caller may not see. */
+  hiddenCollections?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -50,6 +52,7 @@ export function createAnswerer(deps: { search: Search; chatModel: ChatModel; now
       topK: request.topK,
       initialK: request.initialK,
       ...(request.filters ? { filters: request.filters } : {}),
+      ...(request.hiddenCollections ? { hiddenCollections: request.hiddenCollections } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     const { timing, dense } = found;

@@ -6,6 +6,7 @@ export function documentSummary(doc: DocumentView) {
     title: doc.title,
     source: doc.source,
     section: doc.section,
+    collection: doc.collection ?? 'default',
     language: doc.language,
     format: doc.format,
     chunk_count: doc.chunkCount,

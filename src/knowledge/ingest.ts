@@ -5,6 +5,7 @@ import type { Caller, Clock } from '../commands/context.js';
 import type { DocumentCommands } from '../commands/aggregates.js';
 import { release, reserve } from '../commands/reservation.js';
 import type { ChunkInput } from '../domain/document/commands.js';
+import { DEFAULT_COLLECTION } from '../domain/collection/events.js';
 import { documentStream } from '../domain/document/events.js';
 import type { Reservation, SourceKind } from '../domain/document/events.js';
 import type { Metadata } from '../domain/shared/index.js';
@@ -70,6 +71,8 @@ export interface IngestInput {
   source: string;
   sourceKind: SourceKind;
   section: string;
+  /** The collection it goes to (`default` when absent): duplicates are found within it. */
+  collection?: string;
   skipDuplicates: boolean;
   caller: Caller;
   signal: AbortSignal;
@@ -121,6 +124,15 @@ const BUSY_RETRY_MS = 2_000;
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Whitespace-insensitive: the same text re-exported or re-wrapped is the same content. */
+/**
+ * A uniqueness key within a collection: duplicates are found inside the collection a document goes
+ * to, so that an upload elsewhere learns nothing of a private collection (not even that it holds the
+ * same file). The default collection keeps the keys it always had.
+ */
+function scoped(collection: string | undefined, key: string): string {
+  return collection === undefined || collection === DEFAULT_COLLECTION ? key : `${collection}\n${key}`;
+}
+
 export function contentHashOf(text: string): string {
   return sha256(text.normalize('NFC').replace(/\s+/g, ' ').trim());
 }
@@ -372,6 +384,7 @@ export function createIngestor(deps: IngestDeps) {
             sizeBytes: input.bytes.byteLength,
             chunkCount: chunks.length,
             section: input.section,
+            collection: input.collection ?? DEFAULT_COLLECTION,
             chunks,
             replace,
             reservations,
@@ -434,7 +447,7 @@ export function createIngestor(deps: IngestDeps) {
       ...deps.metadata(input.caller),
       ...(input.taskId ? { causationId: `${TASK_CAUSE}${input.taskId}` } : {}),
     };
-    const sourceKey = sha256(input.source);
+    const sourceKey = sha256(scoped(input.collection, input.source));
     const sourceType = input.sourceKind === 'url' ? 'url' : 'filepath';
 
     // One document per source: the same path or URL again is a duplicate, or its re-ingestion.
@@ -465,8 +478,12 @@ export function createIngestor(deps: IngestDeps) {
       replace = true;
     }
     const reservations: Reservation[] = [{ kind: SOURCE_RESERVATION, key: sourceKey }];
-    const content = await claim(CONTENT_RESERVATION, contentHash, docId, input, metadata);
-    if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentHash });
+    const contentKey =
+      scoped(input.collection, contentHash) === contentHash
+        ? contentHash
+        : sha256(scoped(input.collection, contentHash));
+    const content = await claim(CONTENT_RESERVATION, contentKey, docId, input, metadata);
+    if (content.claimed) reservations.push({ kind: CONTENT_RESERVATION, key: contentKey });
     else if (input.skipDuplicates) {
       if (!replace) await release(deps.eventStore, SOURCE_RESERVATION, sourceKey, metadata);
       return { outcome: duplicateOutcome(title, 'content_hash', content.holder) };

@@ -36,6 +36,8 @@ export interface UploadTaskInput {
   blob: string;
   fileName: string;
   section: string;
+  /** Absent in tasks created before collections: `default`. */
+  collection?: string;
   source: string;
   skipDuplicates: boolean;
   /** Who asked, so the document's events name them and the request's correlation id. */
@@ -72,6 +74,7 @@ export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
           source: task.source,
           sourceKind: 'upload',
           section: task.section,
+          ...(task.collection ? { collection: task.collection } : {}),
           skipDuplicates: task.skipDuplicates,
           caller: { actorId: task.actorId, correlationId: task.correlationId },
           signal,

@@ -1,4 +1,5 @@
-import { documentAggregate, reservationAggregate } from '../commands/aggregates.js';
+import { collectionAggregate, documentAggregate, reservationAggregate } from '../commands/aggregates.js';
+import { collectionsProjection } from '../projections/collectionsProjection.js';
 import type { OptionalComponent } from '../health.js';
 import { knowledgeSettings } from './knowledgeSettings.js';
 import type { ModuleDeclaration, ModuleParts } from '../moduleDeclaration.js';
@@ -9,8 +10,9 @@ import type { KnowledgeBase } from './knowledgeBase.js';
 export const knowledgeModule: ModuleDeclaration = {
   name: 'knowledge',
   // Reservations keep one document per source and content (users claim their names with them too).
-  aggregates: [documentAggregate, reservationAggregate],
-  projections: [knowledgeProjection],
+  // Collections hold the grants that make some documents private (access.ts).
+  aggregates: [documentAggregate, reservationAggregate, collectionAggregate],
+  projections: [knowledgeProjection, collectionsProjection],
   settings: knowledgeSettings,
 };
 

@@ -2,7 +2,8 @@ import type { BlobStore } from '../blobStore/blobStore.js';
 import type { DocumentCommands, TaskCommands } from '../commands/aggregates.js';
 import type { Caller } from '../commands/context.js';
 import { createTask } from '../commands/newTask.js';
-import { NotFoundError } from '../domain/shared/index.js';
+import { DEFAULT_COLLECTION } from '../domain/collection/events.js';
+import { ForbiddenError, NotFoundError } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import { mapLimit } from '../mapLimit.js';
 import { extensionOf } from '../parsing/detect/detectFormat.js';
@@ -11,13 +12,14 @@ import { SUPPORTED_EXTENSIONS } from '../parsing/model.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { Filter } from '../readStore/readStore.js';
-import type { Answerer } from './answer.js';
+import type { Access } from './access.js';
+import type { Answerer, QuestionRequest } from './answer.js';
 import { awaitTask, startGuard, type WorkQueues } from './awaitTask.js';
 import { failedOutcome } from './ingest.js';
 import { INGEST_UPLOAD_JOB, type UploadTaskInput } from './ingestJobs.js';
 import { ingestionResource } from './resources.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from './scrapeJob.js';
-import type { Search } from './search.js';
+import type { Search, SearchRequest } from './search.js';
 import { readZipUpload, type ZipLimits } from './zipUpload.js';
 
 /** A file to ingest. */
@@ -30,6 +32,8 @@ export interface FileToIngest {
 
 export interface IngestOptions {
   section: string;
+  /** The collection the documents go to (`default` when absent). */
+  collection?: string;
   skipDuplicates: boolean;
 }
 
@@ -56,6 +60,7 @@ export interface KnowledgeUseCaseDeps {
   search: Search;
   answer: Answerer;
   zipLimits: ZipLimits;
+  access: Access;
 }
 
 /** Documents deleted by one filtered deletion, at most: a client repeats while `more` is true. */
@@ -69,8 +74,24 @@ const BULK_CONCURRENCY = 2;
  * Ingestion runs as tasks in workers; the synchronous forms wait for their task.
  */
 export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
-  const { readModels } = deps;
+  const { readModels, access } = deps;
   const supported: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
+
+  /** The documents read model's filter for what `caller` may see (nothing to add for most callers). */
+  async function visible(caller: Caller): Promise<Filter> {
+    const hidden = await access.hiddenFrom(caller.reader);
+    return hidden.length === 0 ? {} : { collection: { $nin: hidden } };
+  }
+
+  /** Refuses to add to, or delete from, a collection `caller` may not write. */
+  async function mustWrite(caller: Caller, collection: string): Promise<void> {
+    if (!(await access.mayWrite(caller.reader, collection))) {
+      throw new ForbiddenError(
+        'collection_forbidden',
+        `You may not add to or delete from collection ${collection}`,
+      );
+    }
+  }
 
   async function started(
     jobType: string,
@@ -102,10 +123,13 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
         refused: `Unsupported file type ${extension || '(no extension)'}; supported: ${[...supported].join(' ')}`,
       };
     }
+    const collection = options.collection ?? DEFAULT_COLLECTION;
+    await mustWrite(caller, collection);
     const input: UploadTaskInput = {
       blob: await deps.blobs.put(file.bytes),
       fileName,
       section: options.section,
+      collection,
       source: `${options.section}/${file.path ? cleanPath(file.path) : fileName}`,
       skipDuplicates: options.skipDuplicates,
       actorId: caller.actorId,
@@ -183,13 +207,16 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   }
 
   /** Creates the task that fetches and ingests `urls`, one after another. */
-  function startScrape(
+  async function startScrape(
     urls: string[],
-    options: { skipDuplicates: boolean; timeoutSeconds: number },
+    options: { skipDuplicates: boolean; timeoutSeconds: number; collection?: string },
     caller: Caller,
   ): Promise<StartedTask> {
+    const collection = options.collection ?? DEFAULT_COLLECTION;
+    await mustWrite(caller, collection);
     const input: ScrapeTaskInput = {
       urls,
+      collection,
       timeoutSeconds: options.timeoutSeconds,
       skipDuplicates: options.skipDuplicates,
       actorId: caller.actorId,
@@ -201,7 +228,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   /** Fetches and ingests one page, and waits for it. */
   async function scrape(
     url: string,
-    options: { skipDuplicates: boolean; timeoutSeconds: number },
+    options: { skipDuplicates: boolean; timeoutSeconds: number; collection?: string },
     caller: Caller,
     signal: AbortSignal,
   ): Promise<Ingested> {
@@ -218,10 +245,14 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     };
   }
 
-  /** A stored document's metadata; `NotFoundError` when there is none. */
-  async function document(docId: string): Promise<DocumentView> {
+  /**
+   * A stored document's metadata; `NotFoundError` when there is none, or when `caller` may not see
+   * it (a private document is not even said to exist).
+   */
+  async function document(docId: string, caller: Caller): Promise<DocumentView> {
     const doc = await readModels.get<DocumentView>(DOCUMENTS, docId);
-    if (!doc) throw new NotFoundError('document_not_found', `Document ${docId} does not exist`);
+    if (!doc || !(await access.maySee(caller.reader, doc.collection ?? DEFAULT_COLLECTION)))
+      throw new NotFoundError('document_not_found', `Document ${docId} does not exist`);
     return doc;
   }
 
@@ -240,13 +271,21 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   async function remove(
     docId: string,
     caller: Caller,
-  ): Promise<{ status: 'deleted' | 'not_found' | 'error'; message: string | null; position: number }> {
+  ): Promise<{
+    status: 'deleted' | 'not_found' | 'forbidden' | 'error';
+    message: string | null;
+    position: number;
+  }> {
     try {
+      const doc = await document(docId, caller);
+      await mustWrite(caller, doc.collection ?? DEFAULT_COLLECTION);
       const outcome = await deps.documents.execute('DeleteDocument', { docId }, caller);
       return { status: 'deleted', message: 'Document deleted', position: outcome.position };
     } catch (error) {
       if (error instanceof NotFoundError)
         return { status: 'not_found', message: `Document ${docId} does not exist`, position: 0 };
+      if (error instanceof ForbiddenError)
+        return { status: 'forbidden', message: error.message, position: 0 };
       return { status: 'error', message: (error as Error).message, position: 0 };
     }
   }
@@ -254,7 +293,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   /** Deletes the documents matching `filter`, oldest first, at most MAX_DELETE_BATCH of them. */
   async function removeWhere(filter: Filter, caller: Caller) {
     const matching = await readModels.find<DocumentView>(DOCUMENTS, {
-      filter,
+      filter: { ...filter, ...(await visible(caller)) },
       sort: [['sequence', 1]],
       limit: MAX_DELETE_BATCH + 1,
     });
@@ -269,8 +308,14 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   }
 
   return {
-    search: deps.search,
-    answer: deps.answer,
+    /** Search over what `caller` may see. */
+    search: async (request: Omit<SearchRequest, 'hiddenCollections'>, caller: Caller) =>
+      deps.search({ ...request, hiddenCollections: await access.hiddenFrom(caller.reader) }),
+    /** An answer from what `caller` may see. */
+    answer: async (request: Omit<QuestionRequest, 'hiddenCollections'>, caller: Caller) =>
+      deps.answer({ ...request, hiddenCollections: await access.hiddenFrom(caller.reader) }),
+    visible,
+    mayWrite: (caller: Caller, collection: string) => access.mayWrite(caller.reader, collection),
     startUpload,
     upload,
     uploadMany,

@@ -13,6 +13,8 @@ export const SCRAPE_JOB = 'scrape';
 export interface ScrapeTaskInput {
   urls: string[];
   timeoutSeconds: number;
+  /** Absent in tasks created before collections: `default`. */
+  collection?: string;
   skipDuplicates: boolean;
   actorId: string;
   correlationId: string;
@@ -59,6 +61,7 @@ export function scrapeJob(deps: { ingest: Ingest; limits: ScrapeLimits }): JobTy
             source,
             sourceKind: 'url',
             section: 'web',
+            ...(task.collection ? { collection: task.collection } : {}),
             skipDuplicates: task.skipDuplicates,
             caller: { actorId: task.actorId, correlationId: task.correlationId },
             signal,

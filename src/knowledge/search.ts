@@ -24,6 +24,8 @@ export interface SearchRequest {
   initialK: number;
   /** Only chunks of the documents these match (see searchFilters.ts). */
   filters?: SearchFilters;
+  /** Collections whose documents the caller may not see (knowledge/access.ts): left out in both retrievers. */
+  hiddenCollections?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -118,13 +120,15 @@ export function createSearch(deps: SearchDeps) {
     let dense: DenseUsed = { collection: null, reason: 'SEARCH_DENSE_WEIGHT is 0' };
     // Filtered, both retrievers see only the matching documents' chunks: top-k among those, not
     // top-k of everything then filtered.
-    const docIds = hasFilters(request.filters)
-      ? (
-          await deps.readModels.find<Pick<DocumentView, 'id'>>(DOCUMENTS, {
-            filter: documentFilter(request.filters),
-          })
-        ).map((doc) => doc.id)
-      : null;
+    const hidden = request.hiddenCollections ?? [];
+    const docIds =
+      hasFilters(request.filters) || hidden.length > 0
+        ? (
+            await deps.readModels.find<Pick<DocumentView, 'id'>>(DOCUMENTS, {
+              filter: documentFilter(request.filters ?? {}, hidden),
+            })
+          ).map((doc) => doc.id)
+        : null;
     if (docIds !== null && docIds.length === 0) return { hits: [], timing, dense };
     // The halves run side by side: once the vector half has sent its query to the vector index (the
     // scan threads, Milvus), this thread scores the lexical half while the index answers. Started

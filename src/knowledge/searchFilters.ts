@@ -13,6 +13,7 @@ export interface SearchFilters {
   section?: FilterValue;
   source?: FilterValue;
   title?: FilterValue;
+  collection?: FilterValue;
   doc_id?: FilterValue;
   /** ISO 8601 instants, both ends included. */
   created_at?: { from?: string; to?: string };
@@ -24,19 +25,34 @@ export const FILTER_FIELDS = {
   section: 'section',
   source: 'source',
   title: 'title',
+  collection: 'collection',
   doc_id: 'id',
 } as const;
 
 export const hasFilters = (filters: SearchFilters | undefined): filters is SearchFilters =>
   filters !== undefined && Object.keys(filters).length > 0;
 
-/** The documents read model's filter for `filters`. */
-export function documentFilter(filters: SearchFilters): Filter {
+/**
+ * The documents read model's filter for `filters`, leaving out the `hidden` collections (those the
+ * caller may not see): a wanted collection among them matches nothing.
+ */
+export function documentFilter(filters: SearchFilters, hidden: readonly string[] = []): Filter {
   const filter: Filter = {};
   for (const [key, field] of Object.entries(FILTER_FIELDS)) {
     const value = filters[key as keyof typeof FILTER_FIELDS];
     if (value === undefined) continue;
     filter[field] = typeof value === 'string' ? value : { $in: [...value] };
+  }
+  if (hidden.length > 0) {
+    const wanted = filters.collection;
+    filter['collection'] =
+      wanted === undefined
+        ? { $nin: [...hidden] }
+        : {
+            $in: (typeof wanted === 'string' ? [wanted] : [...wanted]).filter(
+              (name) => !hidden.includes(name),
+            ),
+          };
   }
   const range = filters.created_at;
   if (range?.from !== undefined || range?.to !== undefined) {

@@ -12,6 +12,8 @@ export type DocumentView = {
   source: string;
   sourceKind: 'upload' | 'url';
   section: string;
+  /** Who may see it: see knowledge/access.ts. */
+  collection: string;
   language: string;
   format: string;
   contentHash: string;
@@ -48,10 +50,14 @@ export type ChunkView = {
 export const knowledgeProjection: Projection = {
   name: KNOWLEDGE,
   // 2: chunks are indexed anew — the normaliser folds ؤ/ئ, and the MongoDB read store stores stems.
-  version: 2,
+  // 3: documents carry their collection.
+  version: 3,
   handles: documentEvents.types,
   collections: [
-    { name: DOCUMENTS, indexes: ['source', 'section', 'language', 'title', 'sequence', 'contentHash'] },
+    {
+      name: DOCUMENTS,
+      indexes: ['source', 'section', 'collection', 'language', 'title', 'sequence', 'contentHash'],
+    },
     { name: CHUNKS, indexes: ['docId', 'contentHash'], textFields: ['text', 'headings'], searchHot: true },
   ],
   async apply(recorded, view) {
@@ -71,8 +77,10 @@ export const knowledgeProjection: Projection = {
         return;
       }
       case 'DocumentReingested': {
-        const { title, language, format, contentHash, sizeBytes, chunkCount, section } = event.data;
+        const { title, language, format, contentHash, sizeBytes, chunkCount, section, collection } =
+          event.data;
         return view.patch(DOCUMENTS, event.data.docId, {
+          collection,
           title,
           language,
           format,

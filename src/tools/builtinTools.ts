@@ -2,7 +2,9 @@ import type { KnowledgeUseCases } from '../knowledge/knowledgeUseCases.js';
 import { citedFocus, passageOf } from '../knowledge/passage.js';
 import { documentAggregate, type TaskCommands } from '../commands/aggregates.js';
 import type { Conversations } from '../conversations/conversations.js';
-import { NotFoundError } from '../domain/shared/index.js';
+import type { Caller } from '../commands/context.js';
+import { ForbiddenError, NotFoundError } from '../domain/shared/index.js';
+import { USERS, type UserView } from '../projections/usersProjection.js';
 import { CHUNKS, DOCUMENTS, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import { TASKS, type TaskView } from '../projections/tasksProjection.js';
@@ -12,7 +14,10 @@ import { purgeRecordStream } from '../commands/aggregate.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 
 export interface BuiltinToolDeps {
-  knowledge: Pick<KnowledgeUseCases, 'search' | 'answer' | 'document' | 'text' | 'delete' | 'startScrape'>;
+  knowledge: Pick<
+    KnowledgeUseCases,
+    'search' | 'answer' | 'document' | 'text' | 'delete' | 'startScrape' | 'visible' | 'mayWrite'
+  >;
   readModels: ReadModels;
   tasks: TaskCommands;
   conversations: Pick<Conversations, 'search'>;
@@ -62,7 +67,17 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
     return task;
   }
   const { knowledge } = deps;
-  const document = (id: string): Promise<DocumentView> => knowledge.document(id);
+  /**
+   * The call's caller reading as the user it acts for: the knowledge base shows a user the
+   * collections open to everyone and those granted to them (an administrator everything).
+   */
+  async function asOwner(context: { owner: string; caller: Caller }): Promise<Caller> {
+    const [user] = await readModels.find<UserView>(USERS, {
+      filter: { nameKey: context.owner.toLowerCase() },
+      limit: 1,
+    });
+    return { ...context.caller, reader: { kind: 'user', name: context.owner, admin: user?.admin ?? false } };
+  }
 
   return [
     {
@@ -77,14 +92,12 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         additionalProperties: false,
         properties: { query: { type: 'string', minLength: 1, maxLength: 2_000 }, top_k: limit(50, 5) },
       },
-      async run(params, { signal }) {
+      async run(params, context) {
         const topK = params['top_k'] as number;
-        const { hits } = await knowledge.search({
-          query: params['query'] as string,
-          topK,
-          initialK: Math.max(20, topK),
-          signal,
-        });
+        const { hits } = await knowledge.search(
+          { query: params['query'] as string, topK, initialK: Math.max(20, topK), signal: context.signal },
+          await asOwner(context),
+        );
         return {
           results: hits.map((hit) => ({
             doc_id: hit.document.id,
@@ -109,15 +122,18 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         additionalProperties: false,
         properties: { question: { type: 'string', minLength: 1, maxLength: 2_000 }, top_k: limit(20, 5) },
       },
-      async run(params, { signal }) {
+      async run(params, context) {
         const topK = params['top_k'] as number;
-        const answer = await knowledge.answer({
-          question: params['question'] as string,
-          topK,
-          initialK: Math.max(20, topK),
-          temperature: null,
-          signal,
-        });
+        const answer = await knowledge.answer(
+          {
+            question: params['question'] as string,
+            topK,
+            initialK: Math.max(20, topK),
+            temperature: null,
+            signal: context.signal,
+          },
+          await asOwner(context),
+        );
         return {
           answer: answer.answer,
           abstained: answer.abstained,
@@ -146,14 +162,16 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
         },
       },
-      async run(params) {
+      async run(params, context) {
+        const filter = await knowledge.visible(await asOwner(context));
         const [docs, total] = await Promise.all([
           readModels.find<DocumentView>(DOCUMENTS, {
+            filter,
             sort: [['sequence', -1]],
             limit: params['limit'] as number,
             skip: params['offset'] as number,
           }),
-          readModels.count(DOCUMENTS),
+          readModels.count(DOCUMENTS, filter),
         ]);
         return { documents: docs.map(documentData), total };
       },
@@ -173,8 +191,8 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           max_chars: { type: 'integer', minimum: 0, maximum: 100_000, default: 2_000 },
         },
       },
-      async run(params) {
-        const doc = await document(params['doc_id'] as string);
+      async run(params, context) {
+        const doc = await knowledge.document(params['doc_id'] as string, await asOwner(context));
         const max = params['max_chars'] as number;
         const text = await knowledge.text(doc.id, max);
         return { ...documentData(doc), text: text.slice(0, max) };
@@ -192,7 +210,20 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
         additionalProperties: false,
         properties: { doc_id: docId },
       },
-      async run(params, { caller, resumed }) {
+      async precheck(params, context) {
+        // Refused outright when the document is one the user cannot see or its collection one they cannot write.
+        const caller = await asOwner(context);
+        const doc = await knowledge.document(params['doc_id'] as string, caller);
+        if (!(await knowledge.mayWrite(caller, doc.collection ?? 'default'))) {
+          throw new ForbiddenError(
+            'collection_forbidden',
+            `You may not delete documents of collection ${doc.collection}`,
+          );
+        }
+      },
+      async run(params, context) {
+        const { resumed } = context;
+        const caller = await asOwner(context);
         const id = params['doc_id'] as string;
         if (resumed) {
           // Deleted by this very call before its worker died: answer as it would have. The
@@ -207,10 +238,12 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
             return { doc_id: id, title: stale?.title ?? null, deleted: true };
           }
         }
-        const doc = await document(id);
+        const doc = await knowledge.document(id, caller);
         const deleted = await knowledge.delete(doc.id, caller);
         if (deleted.status === 'not_found')
           throw new NotFoundError('document_not_found', deleted.message ?? '');
+        if (deleted.status === 'forbidden')
+          throw new ForbiddenError('collection_forbidden', deleted.message ?? '');
         if (deleted.status !== 'deleted') throw new Error(deleted.message ?? 'the deletion failed');
         return { doc_id: doc.id, title: doc.title, deleted: true };
       },
@@ -228,11 +261,11 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
           url: { type: 'string', minLength: 1, maxLength: 2_048, pattern: '^[hH][tT][tT][pP][sS]?://' },
         },
       },
-      async run(params, { caller }) {
+      async run(params, context) {
         const created = await knowledge.startScrape(
           [params['url'] as string],
           { timeoutSeconds: 30, skipDuplicates: true },
-          caller,
+          await asOwner(context),
         );
         return { task_id: created.taskId, status: 'pending' };
       },
@@ -244,13 +277,25 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       risk: 'low',
       idempotent: true,
       params: { type: 'object', additionalProperties: false, properties: {} },
-      async run() {
-        const [documents, chunks, byLanguage] = await Promise.all([
-          readModels.count(DOCUMENTS),
-          readModels.count(CHUNKS),
-          readModels.countBy(DOCUMENTS, 'language'),
-        ]);
-        return { documents, chunks, by_language: byLanguage };
+      async run(_params, context) {
+        const filter = await knowledge.visible(await asOwner(context));
+        if (Object.keys(filter).length === 0) {
+          const [documents, chunks, byLanguage] = await Promise.all([
+            readModels.count(DOCUMENTS),
+            readModels.count(CHUNKS),
+            readModels.countBy(DOCUMENTS, 'language'),
+          ]);
+          return { documents, chunks, by_language: byLanguage };
+        }
+        // Some collections are hidden from this user: counted from the documents they may see.
+        const visible = await readModels.find<DocumentView>(DOCUMENTS, { filter });
+        const languages = new Map<string, number>();
+        for (const doc of visible) languages.set(doc.language, (languages.get(doc.language) ?? 0) + 1);
+        return {
+          documents: visible.length,
+          chunks: visible.reduce((sum, doc) => sum + doc.chunkCount, 0),
+          by_language: [...languages].map(([value, count]) => ({ value, count })),
+        };
       },
     },
     {

@@ -37,6 +37,12 @@ export interface Tool {
    * call is then run again (`context.resumed`); otherwise it fails rather than risk a second effect.
    */
   idempotent?: boolean;
+  /**
+   * What the caller may not ask at all, checked before a call that needs confirmation is recorded
+   * as a pending action: it throws (a document in a collection the caller may not write), so no one
+   * is asked to confirm what could never run.
+   */
+  precheck?(params: Record<string, unknown>, context: Pick<ToolContext, 'owner' | 'caller'>): Promise<void>;
   run(params: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 

@@ -124,6 +124,7 @@ export function createTools(options: ToolsOptions) {
     ): Promise<ActionOutcome & { actionId: string }> {
       const definition = registry.get(tool);
       if (!definition) throw new NotFoundError('tool_not_found', `No tool named ${tool}`);
+      await definition.precheck?.(params, { owner, caller });
       const actionId = options.newId();
       const expiresAt = new Date(clock().getTime() + options.actionExpiryMs).toISOString();
       const outcome = await actions.execute(

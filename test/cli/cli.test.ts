@@ -113,6 +113,7 @@ describe('archivist CLI', function () {
     expect(stats.projections.map((p) => p.name)).to.have.members([
       'tasks',
       'knowledge',
+      'collections',
       'users',
       'conversations',
       'actions',

@@ -24,6 +24,7 @@ const facts = {
   contentHash: 'doc-hash',
   sizeBytes: 100,
   section: 'uploaded',
+  collection: 'default',
 };
 const reservations = [{ kind: 'doc_source', key: 'k1' }];
 const ingest = (

@@ -158,8 +158,9 @@ describe('Assistant API authentication', function () {
         401,
         'bearer_not_accepted',
       );
-      // The Retrieval API keeps its own rules.
-      await app.http.get('/api/v1/tasks').set('Authorization', alice.authorization).expect(401);
+      // The Retrieval API takes a user's credentials too (reading as that user), and its own key.
+      await app.http.get('/api/v1/tasks').set('Authorization', alice.authorization).expect(200);
+      await app.http.get('/api/v1/tasks').set('Authorization', 'token nokey:nosecret').expect(401);
       await app.http.get('/api/v1/tasks').set('X-API-Key', 'retrieval-key').expect(200);
     });
 

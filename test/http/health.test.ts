@@ -94,6 +94,7 @@ describe('health endpoints', () => {
     expect(response.body.projections.map((p: { name: string }) => p.name)).to.have.members([
       'tasks',
       'knowledge',
+      'collections',
       'users',
       'conversations',
       'actions',

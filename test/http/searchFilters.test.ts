@@ -130,7 +130,8 @@ describe('search filters (additive to the spec)', function () {
     expect(unknown.body.errors).to.deep.include({
       location: 'body',
       field: 'filters.author',
-      message: 'is not a known key; allowed: language, section, source, title, doc_id, created_at',
+      message:
+        'is not a known key; allowed: language, section, source, title, collection, doc_id, created_at',
     });
     const wrong = await search({ query: 'install', filters: { created_at: { from: 'yesterday' } } }).expect(
       422,

@@ -28,8 +28,17 @@ function chunkEvent(docId: string, index: number, chunk: ChunkInput): Draft {
 }
 
 function facts(data: IngestDocument['data']): DocumentFacts {
-  const { title, language, format, contentHash, sizeBytes, section } = data;
-  return { title, language, format, contentHash, sizeBytes, section, chunkCount: data.chunks.length };
+  const { title, language, format, contentHash, sizeBytes, section, collection } = data;
+  return {
+    title,
+    language,
+    format,
+    contentHash,
+    sizeBytes,
+    section,
+    collection,
+    chunkCount: data.chunks.length,
+  };
 }
 
 function decide(command: DocumentCommand, state: DocumentState): Draft[] {
@@ -125,8 +134,14 @@ function evolve(state: DocumentState, event: DocumentEvent): DocumentState {
     }
     case 'DocumentReingested': {
       if (state.status !== 'active') return state;
-      const { docId: _docId, chunksAdded: _a, chunksUpdated: _u, chunksSkipped: _s, taskId, ...rest } =
-        event.data;
+      const {
+        docId: _docId,
+        chunksAdded: _a,
+        chunksUpdated: _u,
+        chunksSkipped: _s,
+        taskId,
+        ...rest
+      } = event.data;
       const tasks = taskId === null || state.tasks.includes(taskId) ? state.tasks : [...state.tasks, taskId];
       return { ...state, ...rest, tasks, updatedAt: event.metadata.now };
     }

@@ -35,6 +35,8 @@ export type DocumentFacts = {
   chunkCount: number;
   /** Upload: the `section` form field (default `uploaded`); scrape: `web`. */
   section: string;
+  /** The collection it belongs to (`default` unless given): who may see it (version 2 added it). */
+  collection: string;
 };
 
 /** A uniqueness key the document holds (kind and SHA-256 of the value: content-free). */
@@ -102,11 +104,17 @@ export type DocumentEvent =
   DocumentIngested | ChunkStored | ChunkRemoved | DocumentReingested | DocumentDeleted;
 
 export const documentEvents = defineEvents<DocumentEvent>({
-  // Version 1 did not say which task ingested the document.
-  DocumentIngested: { version: 2, upcast: { 1: (data) => ({ ...data, taskId: null }) } },
+  // Version 1 did not say which task ingested the document, nor its collection (all were `default`).
+  DocumentIngested: {
+    version: 2,
+    upcast: { 1: (data) => ({ ...data, taskId: null, collection: 'default' }) },
+  },
   ChunkStored: {},
   ChunkRemoved: {},
-  DocumentReingested: { version: 2, upcast: { 1: (data) => ({ ...data, taskId: null }) } },
+  DocumentReingested: {
+    version: 2,
+    upcast: { 1: (data) => ({ ...data, taskId: null, collection: 'default' }) },
+  },
   DocumentDeleted: { version: 2, upcast: { 1: (data) => ({ ...data, tasks: [] }) } },
 });
 

@@ -19,6 +19,11 @@ export class NotFoundError extends DomainError {
   override readonly name = 'NotFoundError';
 }
 
+/** The caller may not do this (it may do other things): a collection it cannot write, say. */
+export class ForbiddenError extends DomainError {
+  override readonly name = 'ForbiddenError';
+}
+
 /** The command is valid but the aggregate is in a state where it cannot apply (e.g. cancelling a finished task). */
 export class InvalidStateError extends DomainError {
   override readonly name = 'InvalidStateError';

@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import type { Reader } from '../../commands/context.js';
 import { InvalidTokenError, KeySetUnavailableError, type JwtIdentity } from '../../users/jwt.js';
 import type { SessionStore } from '../../users/sessions.js';
 import { actorIdOf, type Principal, type Users } from '../../users/users.js';
@@ -46,8 +47,72 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
   const jwt = deps.verifyJwt !== null;
   const unauthorized = (type: string, message: string, headers: Record<string, string> = {}): HttpError =>
     new HttpError(401, type, message, [], { 'WWW-Authenticate': challenge(jwt), ...headers });
+  const fromAuthorization = authorizationCheck(deps);
 
-  async function fromAuthorization(header: string): Promise<Principal> {
+  async function authenticate(ctx: Context): Promise<Principal> {
+    const header = ctx.get('authorization').trim();
+    if (header) return fromAuthorization(header);
+    const sid = ctx.cookies.get(SESSION_COOKIE);
+    if (sid) {
+      const session = await deps.sessions.find(sid);
+      const principal = session ? await deps.users.sessionPrincipal(session.userId) : null;
+      if (!principal) {
+        throw unauthorized('session_expired', 'The session has expired or ended: log in again', {
+          'Set-Cookie': clearSessionCookie(),
+        });
+      }
+      return principal;
+    }
+    const hint = ctx.get('x-api-key')
+      ? " (X-API-Key is the Retrieval API's key: it does not authenticate Assistant API calls)"
+      : '';
+    throw unauthorized(
+      'authentication_required',
+      `This endpoint needs a login session (POST /api/method/login), an API key pair (Authorization: token <key>:<secret>)${jwt ? ' or a bearer JWT' : ''}${hint}`,
+    );
+  }
+
+  return async (ctx, next) => {
+    const principal = await authenticate(ctx);
+    const state = ctx.state as AssistantState;
+    state.principal = principal;
+    state.caller = { ...state.caller, actorId: actorIdOf(principal), reader: readerOf(principal) };
+    await next();
+  };
+}
+
+/** What a principal reads of the knowledge base as: a user, an administrator or not. */
+export const readerOf = (principal: Principal): Reader => ({
+  kind: 'user',
+  name: principal.name,
+  admin: principal.admin,
+});
+
+/** The authenticated principal of an Assistant API request (the guard put it there). */
+export function principalOf(ctx: Context): Principal {
+  const principal = (ctx.state as AssistantState).principal;
+  if (!principal) throw new HttpError(401, 'authentication_required', 'This endpoint needs credentials');
+  return principal;
+}
+
+/** 403 unless the principal is an administrator. */
+export function requireAdmin(principal: Principal, what: string): void {
+  if (!principal.admin) throw new HttpError(403, 'forbidden', `Only administrators may ${what}`);
+}
+
+/**
+ * The principal an `Authorization` header names: `token <keyId>:<secret>` (an API key pair) or
+ * `Bearer <JWT>` (when JWT settings are configured). Invalid credentials are a 401 with
+ * `WWW-Authenticate`. Both APIs take it: the Assistant API for every request, the Retrieval API
+ * beside its `X-API-Key` (a user's reads then see what that user may see).
+ */
+export function authorizationCheck(
+  deps: Omit<AssistantAuthDeps, 'sessions'>,
+): (header: string) => Promise<Principal> {
+  const jwt = deps.verifyJwt !== null;
+  const unauthorized = (type: string, message: string): HttpError =>
+    new HttpError(401, type, message, [], { 'WWW-Authenticate': challenge(jwt) });
+  return async function fromAuthorization(header: string): Promise<Principal> {
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : header.slice(space + 1).trim();
@@ -92,48 +157,5 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
       'unsupported_authorization',
       `Authorization must be "token <key>:<secret>"${jwt ? ' or "Bearer <JWT>"' : ''}`,
     );
-  }
-
-  async function authenticate(ctx: Context): Promise<Principal> {
-    const header = ctx.get('authorization').trim();
-    if (header) return fromAuthorization(header);
-    const sid = ctx.cookies.get(SESSION_COOKIE);
-    if (sid) {
-      const session = await deps.sessions.find(sid);
-      const principal = session ? await deps.users.sessionPrincipal(session.userId) : null;
-      if (!principal) {
-        throw unauthorized('session_expired', 'The session has expired or ended: log in again', {
-          'Set-Cookie': clearSessionCookie(),
-        });
-      }
-      return principal;
-    }
-    const hint = ctx.get('x-api-key')
-      ? " (X-API-Key is the Retrieval API's key: it does not authenticate Assistant API calls)"
-      : '';
-    throw unauthorized(
-      'authentication_required',
-      `This endpoint needs a login session (POST /api/method/login), an API key pair (Authorization: token <key>:<secret>)${jwt ? ' or a bearer JWT' : ''}${hint}`,
-    );
-  }
-
-  return async (ctx, next) => {
-    const principal = await authenticate(ctx);
-    const state = ctx.state as AssistantState;
-    state.principal = principal;
-    state.caller = { ...state.caller, actorId: actorIdOf(principal) };
-    await next();
   };
-}
-
-/** The authenticated principal of an Assistant API request (the guard put it there). */
-export function principalOf(ctx: Context): Principal {
-  const principal = (ctx.state as AssistantState).principal;
-  if (!principal) throw new HttpError(401, 'authentication_required', 'This endpoint needs credentials');
-  return principal;
-}
-
-/** 403 unless the principal is an administrator. */
-export function requireAdmin(principal: Principal, what: string): void {
-  if (!principal.admin) throw new HttpError(403, 'forbidden', `Only administrators may ${what}`);
 }

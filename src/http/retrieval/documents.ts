@@ -3,13 +3,14 @@ import type { ReadModels } from '../../projections/readModels.js';
 import { DOCUMENTS, KNOWLEDGE, type DocumentView } from '../../projections/knowledgeProjection.js';
 import type { Filter } from '../../readStore/readStore.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
+import { HttpError } from '../httpError.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, errorSchema, nullableString } from './schemas.js';
 import { documentSummary } from '../../knowledge/documentSummary.js';
 import { MAX_DELETE_BATCH, type KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
 
 export interface DocumentRouteDeps {
-  knowledge: Pick<KnowledgeUseCases, 'document' | 'text' | 'delete' | 'deleteWhere'>;
+  knowledge: Pick<KnowledgeUseCases, 'document' | 'text' | 'delete' | 'deleteWhere' | 'visible'>;
   readModels: ReadModels;
 }
 
@@ -36,6 +37,7 @@ const documentSchema = {
         title: { type: 'string' },
         source: { type: 'string', description: 'Upload path (<section>/<file name>) or URL' },
         section: { type: 'string' },
+        collection: { type: 'string', description: 'The collection it belongs to (additive)' },
         language: { type: 'string' },
         format: { type: 'string' },
         chunk_count: { type: 'integer' },
@@ -109,14 +111,16 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         },
         ...errorResponses,
       },
-      async handle({ query }) {
+      async handle({ query, caller }) {
+        const filter = await knowledge.visible(caller);
         const [found, total] = await Promise.all([
           readModels.find<DocumentView>(DOCUMENTS, {
+            filter,
             sort: [['sequence', -1]],
             skip: (query.page - 1) * query.page_size,
             limit: query.page_size,
           }),
-          readModels.count(DOCUMENTS),
+          readModels.count(DOCUMENTS, filter),
         ]);
         const documents = await Promise.all(
           found.map(async (doc) => {
@@ -157,8 +161,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         },
         ...errorResponses,
       },
-      async handle() {
-        const groups = await readModels.countBy(DOCUMENTS, 'source');
+      async handle({ caller }) {
+        const groups = await readModels.countBy(DOCUMENTS, 'source', await knowledge.visible(caller));
         const sources = groups.map((group) => String(group.value)).sort();
         return { body: { sources, count: sources.length } };
       },
@@ -184,11 +188,12 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         },
         ...errorResponses,
       },
-      async handle() {
+      async handle({ caller }) {
+        const filter = await knowledge.visible(caller);
         const [total, bySource, byLanguage] = await Promise.all([
-          readModels.count(DOCUMENTS),
-          readModels.countBy(DOCUMENTS, 'source'),
-          readModels.countBy(DOCUMENTS, 'language'),
+          readModels.count(DOCUMENTS, filter),
+          readModels.countBy(DOCUMENTS, 'source', filter),
+          readModels.countBy(DOCUMENTS, 'language', filter),
         ]);
         const asObject = (groups: typeof bySource) =>
           Object.fromEntries(groups.map((group) => [String(group.value), group.count]));
@@ -213,8 +218,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         404: { description: 'No such document', schema: errorSchema },
         ...errorResponses,
       },
-      async handle({ params }) {
-        const doc = await knowledge.document(params.doc_id);
+      async handle({ params, caller }) {
+        const doc = await knowledge.document(params.doc_id, caller);
         return { body: { id: doc.id, text: await knowledge.text(doc.id), metadata: documentSummary(doc) } };
       },
     }),
@@ -231,9 +236,14 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         required: ['doc_id'],
         properties: { doc_id: { type: 'string', maxLength: 200 } },
       },
-      responses: { 200: { description: 'What happened', schema: deletionSchema }, ...errorResponses },
+      responses: {
+        200: { description: 'What happened', schema: deletionSchema },
+        ...errorResponses,
+      },
       async handle({ params, caller }) {
         const outcome = await knowledge.delete(params.doc_id, caller);
+        if (outcome.status === 'forbidden')
+          throw new HttpError(403, 'collection_forbidden', outcome.message ?? 'Not allowed');
         return {
           body: { doc_id: params.doc_id, status: outcome.status, message: outcome.message },
           ...(outcome.position ? { position: outcome.position } : {}),
@@ -284,7 +294,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         for (const docId of [...new Set(body.doc_ids)]) {
           const outcome = await knowledge.delete(docId, caller);
           position = Math.max(position, outcome.position);
-          details.push({ doc_id: docId, status: outcome.status, message: outcome.message });
+          const status = outcome.status === 'forbidden' ? 'error' : outcome.status;
+          details.push({ doc_id: docId, status, message: outcome.message });
         }
         const count = (status: string) => details.filter((detail) => detail.status === status).length;
         return {

@@ -1,5 +1,6 @@
 import { eventFeed } from '../../eventStore/eventFeed.js';
 import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.js';
+import { HttpError } from '../httpError.js';
 import { defineRoute } from '../route.js';
 import { openSse, pumpSse } from '../sse.js';
 import { errorResponses } from './schemas.js';
@@ -94,7 +95,16 @@ export function eventRoutes(deps: EventRouteDeps) {
         },
         ...errorResponses,
       },
-      async handle({ query, koa, signal, log }) {
+      async handle({ query, koa, signal, log, caller }) {
+        // The whole log holds every collection's documents and every user's tasks: services and
+        // administrators only.
+        if (caller.reader?.kind === 'user' && !caller.reader.admin) {
+          throw new HttpError(
+            403,
+            'events_forbidden',
+            'The event log is for services (X-API-Key) and administrators',
+          );
+        }
         const lastEventId = Number(koa.get('last-event-id'));
         const from = Number.isSafeInteger(lastEventId) && lastEventId > 0 ? lastEventId : query.from;
         const sse = openSse(koa, signal, deps.sseKeepAliveMs);

@@ -40,3 +40,12 @@ export const modelErrorResponses = {
 export const nullableString = { type: ['string', 'null'] } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+/** The `collection` field of upload and scrape (additive): which collection the documents go to. */
+export const collectionField = {
+  type: 'string',
+  default: 'default',
+  pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+  description:
+    'Collection the documents go to (lower-case letters, digits, - and _). A collection with grants is private: only its grantees (write, to add) and administrators see it',
+} as const;

@@ -3,7 +3,7 @@ import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { KNOWLEDGE } from '../../projections/knowledgeProjection.js';
 import { TASKS } from '../../projections/tasksProjection.js';
 import { defineRoute } from '../route.js';
-import { errorResponses } from './schemas.js';
+import { collectionField, errorResponses } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
 import { ingestionSchema } from './upload.js';
 
@@ -27,7 +27,8 @@ const skipDuplicates = {
 
 export function scrapeRoutes(deps: ScrapeRouteDeps) {
   const { knowledge } = deps;
-  const options = (body: { timeout: number; skip_duplicates: boolean }) => ({
+  const options = (body: { timeout: number; skip_duplicates: boolean; collection: string }) => ({
+    collection: body.collection,
     timeoutSeconds: body.timeout,
     skipDuplicates: body.skip_duplicates,
   });
@@ -46,8 +47,8 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
         contentType: 'application/json',
         schema: {
           type: 'object',
-          required: ['url', 'timeout', 'skip_duplicates'],
-          properties: { url, timeout, skip_duplicates: skipDuplicates },
+          required: ['url', 'timeout', 'skip_duplicates', 'collection'],
+          properties: { url, timeout, skip_duplicates: skipDuplicates, collection: collectionField },
         },
       },
       responses: { 200: { description: 'Ingestion result', schema: ingestionSchema }, ...errorResponses },
@@ -69,11 +70,12 @@ export function scrapeRoutes(deps: ScrapeRouteDeps) {
         contentType: 'application/json',
         schema: {
           type: 'object',
-          required: ['urls', 'timeout', 'skip_duplicates'],
+          required: ['urls', 'timeout', 'skip_duplicates', 'collection'],
           properties: {
             urls: { type: 'array', items: url, minItems: 1, maxItems: 50 },
             timeout,
             skip_duplicates: skipDuplicates,
+            collection: collectionField,
           },
         },
       },

@@ -1,13 +1,12 @@
-import type { Answerer } from '../../knowledge/answer.js';
 import { citedFocus, PASSAGE_PROPERTIES, passageOf } from '../../knowledge/passage.js';
 import { FILTERS_SCHEMA } from '../../knowledge/searchFilters.js';
-import type { DenseUsed, Search, SearchHit } from '../../knowledge/search.js';
+import type { KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
+import type { DenseUsed, SearchHit } from '../../knowledge/search.js';
 import { defineRoute } from '../route.js';
 import { errorResponses, modelErrorResponses } from './schemas.js';
 
 export interface SearchRouteDeps {
-  search: Search;
-  answer: Answerer;
+  knowledge: Pick<KnowledgeUseCases, 'search' | 'answer'>;
 }
 
 const round = (score: number): number => Math.round(score * 1e6) / 1e6;
@@ -102,14 +101,17 @@ export function searchRoutes(deps: SearchRouteDeps) {
         ...errorResponses,
         ...modelErrorResponses,
       },
-      async handle({ body, signal }) {
-        const { hits, dense } = await deps.search({
-          query: body.query,
-          topK: body.top_k,
-          initialK: Math.max(body.initial_k, body.top_k),
-          ...(body.filters ? { filters: body.filters } : {}),
-          signal,
-        });
+      async handle({ body, signal, caller }) {
+        const { hits, dense } = await deps.knowledge.search(
+          {
+            query: body.query,
+            topK: body.top_k,
+            initialK: Math.max(body.initial_k, body.top_k),
+            ...(body.filters ? { filters: body.filters } : {}),
+            signal,
+          },
+          caller,
+        );
         return {
           body: { results: hits.map((hit) => resultOf(hit, body.query)), count: hits.length },
           headers: { [DENSE_HEADER]: denseRetrieval(dense) },
@@ -229,15 +231,18 @@ export function searchRoutes(deps: SearchRouteDeps) {
         ...errorResponses,
         ...modelErrorResponses,
       },
-      async handle({ body, signal }) {
-        const answer = await deps.answer({
-          question: body.question,
-          topK: body.top_k,
-          initialK: Math.max(body.initial_k, body.top_k),
-          temperature: body.temperature ?? null,
-          ...(body.filters ? { filters: body.filters } : {}),
-          signal,
-        });
+      async handle({ body, signal, caller }) {
+        const answer = await deps.knowledge.answer(
+          {
+            question: body.question,
+            topK: body.top_k,
+            initialK: Math.max(body.initial_k, body.top_k),
+            temperature: body.temperature ?? null,
+            ...(body.filters ? { filters: body.filters } : {}),
+            signal,
+          },
+          caller,
+        );
         const { timing } = answer;
         return {
           body: {

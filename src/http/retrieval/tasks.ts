@@ -1,3 +1,4 @@
+import type { Caller } from '../../commands/context.js';
 import type { TaskCommands } from '../../commands/aggregates.js';
 import { snakeCase } from '../snakeCase.js';
 import { isFinished } from '../../domain/task/decider.js';
@@ -80,10 +81,22 @@ function toEventPayload(event: RecordedEvent): Record<string, unknown> {
   };
 }
 
+/**
+ * The tasks a caller may see: all for a service and an administrator; a user's own (created by them
+ * or run on their behalf) otherwise, since a task's input and result name files and titles.
+ */
+function ownedBy(caller: Caller): Filter {
+  const reader = caller.reader;
+  if (!reader || reader.kind === 'service' || reader.admin) return {};
+  return { owner: caller.actorId };
+}
+
 export function taskRoutes(deps: TaskRouteDeps) {
-  async function findTask(taskId: string): Promise<TaskView> {
+  async function findTask(taskId: string, caller: Caller): Promise<TaskView> {
     const task = await deps.readModels.get<TaskView>(TASKS, taskId);
-    if (!task) throw new HttpError(404, 'task_not_found', `Task ${taskId} does not exist`);
+    const mine = ownedBy(caller)['owner'];
+    if (!task || (mine !== undefined && task.owner !== mine && task.createdBy !== mine))
+      throw new HttpError(404, 'task_not_found', `Task ${taskId} does not exist`);
     return task;
   }
 
@@ -120,8 +133,8 @@ export function taskRoutes(deps: TaskRouteDeps) {
         },
         ...errorResponses,
       },
-      async handle({ query }) {
-        const filter: Filter = query.status ? { status: query.status } : {};
+      async handle({ query, caller }) {
+        const filter: Filter = { ...(query.status ? { status: query.status } : {}), ...ownedBy(caller) };
         const [found, total] = await Promise.all([
           deps.readModels.find<TaskView>(TASKS, { filter, sort: [['sequence', -1]], limit: query.limit }),
           deps.readModels.count(TASKS, filter),
@@ -141,8 +154,8 @@ export function taskRoutes(deps: TaskRouteDeps) {
         404: { description: 'No such task', schema: errorSchema },
         ...errorResponses,
       },
-      async handle({ params }) {
-        return { body: toTaskResource(await findTask(params.task_id)) };
+      async handle({ params, caller }) {
+        return { body: toTaskResource(await findTask(params.task_id, caller)) };
       },
     }),
     defineRoute({
@@ -173,6 +186,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         ...errorResponses,
       },
       async handle({ params, caller }) {
+        if (Object.keys(ownedBy(caller)).length > 0) await findTask(params.task_id, caller);
         // The decider answers an unknown task with task_not_found (404) from the task's own stream.
         const outcome = await deps.tasks.execute(
           'CancelTask',
@@ -205,8 +219,8 @@ export function taskRoutes(deps: TaskRouteDeps) {
         404: { description: 'No such task', schema: errorSchema },
         ...errorResponses,
       },
-      async handle({ params, koa, signal, log }) {
-        const task = await findTask(params.task_id);
+      async handle({ params, koa, signal, log, caller }) {
+        const task = await findTask(params.task_id, caller);
         const lastEventId = Number.parseInt(koa.get('last-event-id'), 10);
         const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0;
         const stream = taskStream(params.task_id);

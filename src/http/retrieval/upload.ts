@@ -7,7 +7,7 @@ import { TASKS } from '../../projections/tasksProjection.js';
 import { HttpError } from '../httpError.js';
 import type { UploadedFile } from '../route.js';
 import { defineRoute } from '../route.js';
-import { errorResponses, errorSchema } from './schemas.js';
+import { collectionField, errorResponses, errorSchema } from './schemas.js';
 import { taskCreatedSchema } from './taskCreated.js';
 
 export interface UploadRouteDeps {
@@ -27,6 +27,7 @@ const sectionField = {
       maxLength: 200,
       description: 'Section or category',
     },
+    collection: collectionField,
     skip_duplicates: {
       type: 'boolean',
       default: true,
@@ -34,7 +35,7 @@ const sectionField = {
         'Skip a file whose path or content is already stored (false: ingest it again; unchanged chunks are skipped)',
     },
   },
-  required: ['section', 'skip_duplicates'],
+  required: ['section', 'collection', 'skip_duplicates'],
 } as const;
 
 export const ingestionSchema = {
@@ -78,8 +79,9 @@ export const ingestionSchema = {
 
 export function uploadRoutes(deps: UploadRouteDeps) {
   const { knowledge } = deps;
-  const options = (body: { section: string; skip_duplicates: boolean }) => ({
+  const options = (body: { section: string; collection: string; skip_duplicates: boolean }) => ({
     section: body.section,
+    collection: body.collection,
     skipDuplicates: body.skip_duplicates,
   });
 
