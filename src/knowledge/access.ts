@@ -20,19 +20,21 @@ export function createAccess(deps: { readModels: Pick<ReadModels, 'find'> }) {
     deps.readModels.find<CollectionGrantView>(COLLECTION_GRANTS, {});
   const sees = (reader: Reader): boolean => reader.kind === 'service' || reader.admin;
 
+  /** The collections `reader` may not see: none for services and administrators. */
+  async function hiddenFrom(reader: Reader = SERVICE_READER): Promise<string[]> {
+    if (sees(reader)) return [];
+    const all = await grants();
+    const mine = new Set(
+      all.filter((grant) => grant.user === userOf(reader)).map((grant) => grant.collection),
+    );
+    return [...new Set(all.map((grant) => grant.collection))].filter((name) => !mine.has(name)).sort();
+  }
+
   return {
-    /** The collections `reader` may not see: none for services and administrators. */
-    async hiddenFrom(reader: Reader = SERVICE_READER): Promise<string[]> {
-      if (sees(reader)) return [];
-      const all = await grants();
-      const mine = new Set(
-        all.filter((grant) => grant.user === userOf(reader)).map((grant) => grant.collection),
-      );
-      return [...new Set(all.map((grant) => grant.collection))].filter((name) => !mine.has(name)).sort();
-    },
+    hiddenFrom,
     /** Whether `reader` may see the documents of `collection`. */
     async maySee(reader: Reader = SERVICE_READER, collection: string = DEFAULT_COLLECTION): Promise<boolean> {
-      return sees(reader) || !(await this.hiddenFrom(reader)).includes(collection);
+      return sees(reader) || !(await hiddenFrom(reader)).includes(collection);
     },
     /** Whether `reader` may add documents to `collection` or delete its documents. */
     async mayWrite(
