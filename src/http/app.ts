@@ -157,7 +157,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
         {
           prefix: RETRIEVAL_PREFIX,
           routes: retrievalRoutes,
-          security: [{ ApiKeyAuth: [] }],
+          // Alternatives: a service's X-API-Key, or a user's key pair or JWT (reading as that user).
+          security: [{ ApiKeyAuth: [] }, { ApiKeyPair: [] }, ...(verifyJwt ? [{ BearerJwt: [] }] : [])],
           errorSchema,
         },
         {

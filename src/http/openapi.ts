@@ -225,13 +225,15 @@ export function buildOpenApi(
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: '`token <key>:<secret>`, a key pair from `archivist users key NAME` (Assistant API)',
+          description:
+            '`token <key>:<secret>`, a key pair from `archivist users key NAME` (Assistant API; on the Retrieval API it reads as that user)',
         },
         BearerJwt: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'A JWT when JWT_SECRET, JWT_JWKS_URL or JWT_JWKS_FILE is configured (Assistant API)',
+          description:
+            'A JWT when JWT_SECRET, JWT_JWKS_URL or JWT_JWKS_FILE is configured (both APIs; on the Retrieval API it reads as that user)',
         },
       },
     },

@@ -30,7 +30,8 @@ describe('OpenAPI and documentation pages', () => {
       description: 'Most tasks returned (1-200)',
       schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
     });
-    expect(list.security).to.deep.equal([{ ApiKeyAuth: [] }]);
+    // A service's key, or a user's key pair (a JWT too when configured): alternatives.
+    expect(list.security).to.deep.equal([{ ApiKeyAuth: [] }, { ApiKeyPair: [] }]);
     expect(body.paths['/api/v1/health'].get.security).to.deep.equal([]);
     expect(body.components.securitySchemes.ApiKeyAuth).to.include({
       type: 'apiKey',
