@@ -3,10 +3,8 @@ import { DEFAULT_COLLECTION, type AccessLevel } from '../domain/collection/event
 import { COLLECTION_GRANTS, type CollectionGrantView } from '../projections/collectionsProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 
-export type { Reader };
-
 /** Full access: what a caller without a reader is. */
-export const SERVICE_READER: Reader = { kind: 'service' };
+const SERVICE_READER: Reader = { kind: 'service' };
 
 /**
  * Who may see and change which collection. A collection with no grant is open to everyone; once it
@@ -46,10 +44,6 @@ export function createAccess(deps: { readModels: Pick<ReadModels, 'find'> }) {
       if (of.length === 0) return true;
       const level: AccessLevel | undefined = of.find((grant) => grant.user === userOf(reader))?.level;
       return level === 'write';
-    },
-    /** Every grant, by collection then user, for `archivist collections list`. */
-    async list(): Promise<CollectionGrantView[]> {
-      return (await grants()).sort((a, b) => a.id.localeCompare(b.id));
     },
   };
 }

@@ -6,7 +6,7 @@ export function documentSummary(doc: DocumentView) {
     title: doc.title,
     source: doc.source,
     section: doc.section,
-    collection: doc.collection ?? 'default',
+    collection: doc.collection,
     language: doc.language,
     format: doc.format,
     chunk_count: doc.chunkCount,

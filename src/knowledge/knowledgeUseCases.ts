@@ -251,7 +251,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
    */
   async function document(docId: string, caller: Caller): Promise<DocumentView> {
     const doc = await readModels.get<DocumentView>(DOCUMENTS, docId);
-    if (!doc || !(await access.maySee(caller.reader, doc.collection ?? DEFAULT_COLLECTION)))
+    if (!doc || !(await access.maySee(caller.reader, doc.collection)))
       throw new NotFoundError('document_not_found', `Document ${docId} does not exist`);
     return doc;
   }
@@ -267,6 +267,16 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     return joined;
   }
 
+  /**
+   * The document `caller` may delete: `NotFoundError` when it does not exist or is hidden from them,
+   * `ForbiddenError` when its collection is one they may not write.
+   */
+  async function deletable(docId: string, caller: Caller): Promise<DocumentView> {
+    const doc = await document(docId, caller);
+    await mustWrite(caller, doc.collection);
+    return doc;
+  }
+
   /** Deletes a document from every index; an unknown one is `not_found`. */
   async function remove(
     docId: string,
@@ -277,8 +287,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     position: number;
   }> {
     try {
-      const doc = await document(docId, caller);
-      await mustWrite(caller, doc.collection ?? DEFAULT_COLLECTION);
+      await deletable(docId, caller);
       const outcome = await deps.documents.execute('DeleteDocument', { docId }, caller);
       return { status: 'deleted', message: 'Document deleted', position: outcome.position };
     } catch (error) {
@@ -315,7 +324,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     answer: async (request: Omit<QuestionRequest, 'hiddenCollections'>, caller: Caller) =>
       deps.answer({ ...request, hiddenCollections: await access.hiddenFrom(caller.reader) }),
     visible,
-    mayWrite: (caller: Caller, collection: string) => access.mayWrite(caller.reader, collection),
+    deletable,
     startUpload,
     upload,
     uploadMany,

@@ -16,7 +16,7 @@ import type { EventStore } from '../eventStore/eventStore.js';
 export interface BuiltinToolDeps {
   knowledge: Pick<
     KnowledgeUseCases,
-    'search' | 'answer' | 'document' | 'text' | 'delete' | 'startScrape' | 'visible' | 'mayWrite'
+    'search' | 'answer' | 'document' | 'text' | 'delete' | 'startScrape' | 'visible' | 'deletable'
   >;
   readModels: ReadModels;
   tasks: TaskCommands;
@@ -212,14 +212,7 @@ export function builtinTools(deps: BuiltinToolDeps): Tool[] {
       },
       async precheck(params, context) {
         // Refused outright when the document is one the user cannot see or its collection one they cannot write.
-        const caller = await asOwner(context);
-        const doc = await knowledge.document(params['doc_id'] as string, caller);
-        if (!(await knowledge.mayWrite(caller, doc.collection ?? 'default'))) {
-          throw new ForbiddenError(
-            'collection_forbidden',
-            `You may not delete documents of collection ${doc.collection}`,
-          );
-        }
+        await knowledge.deletable(params['doc_id'] as string, await asOwner(context));
       },
       async run(params, context) {
         const { resumed } = context;

@@ -1,5 +1,4 @@
-import { childEnv } from '../support/childEnv.js';
-import { spawnSync } from 'node:child_process';
+import { runCli } from '../support/runCli.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -11,16 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createTask } from '../../src/commands/newTask.js';
 
-const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-
-function run(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], {
-    env: childEnv({ LOG_LEVEL: 'silent', ...env }),
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = runCli;
 
 describe('archivist CLI', function () {
   this.timeout(60_000);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runCli } from '../support/runCli.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,18 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { childEnv } from '../support/childEnv.js';
 
-const cli = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-
-function run(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], {
-    env: childEnv({ LOG_LEVEL: 'silent', ...env }),
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = runCli;
 
 describe('archivist collections', function () {
   this.timeout(120_000);

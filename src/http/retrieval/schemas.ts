@@ -1,3 +1,4 @@
+import { COLLECTION_NAME } from '../../domain/collection/events.js';
 import type { Schema } from '../route.js';
 
 /** The Retrieval API's error body (every 4xx/5xx), as published in OpenAPI. */
@@ -45,7 +46,7 @@ export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' 
 export const collectionField = {
   type: 'string',
   default: 'default',
-  pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+  pattern: COLLECTION_NAME.source,
   description:
     'Collection the documents go to (lower-case letters, digits, - and _). A collection with grants is private: only its grantees (write, to add) and administrators see it',
 } as const;

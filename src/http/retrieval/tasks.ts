@@ -82,20 +82,20 @@ function toEventPayload(event: RecordedEvent): Record<string, unknown> {
 }
 
 /**
- * The tasks a caller may see: all for a service and an administrator; a user's own (created by them
- * or run on their behalf) otherwise, since a task's input and result name files and titles.
+ * Whose tasks a caller may see: everyone's (null) for a service and an administrator; a user's own
+ * (created by them or run on their behalf) otherwise, since a task's input and result name files
+ * and titles.
  */
-function ownedBy(caller: Caller): Filter {
+function ownerOf(caller: Caller): string | null {
   const reader = caller.reader;
-  if (!reader || reader.kind === 'service' || reader.admin) return {};
-  return { owner: caller.actorId };
+  return !reader || reader.kind === 'service' || reader.admin ? null : caller.actorId;
 }
 
 export function taskRoutes(deps: TaskRouteDeps) {
   async function findTask(taskId: string, caller: Caller): Promise<TaskView> {
     const task = await deps.readModels.get<TaskView>(TASKS, taskId);
-    const mine = ownedBy(caller)['owner'];
-    if (!task || (mine !== undefined && task.owner !== mine && task.createdBy !== mine))
+    const mine = ownerOf(caller);
+    if (!task || (mine !== null && task.owner !== mine && task.createdBy !== mine))
       throw new HttpError(404, 'task_not_found', `Task ${taskId} does not exist`);
     return task;
   }
@@ -134,7 +134,11 @@ export function taskRoutes(deps: TaskRouteDeps) {
         ...errorResponses,
       },
       async handle({ query, caller }) {
-        const filter: Filter = { ...(query.status ? { status: query.status } : {}), ...ownedBy(caller) };
+        const mine = ownerOf(caller);
+        const filter: Filter = {
+          ...(query.status ? { status: query.status } : {}),
+          ...(mine ? { owner: mine } : {}),
+        };
         const [found, total] = await Promise.all([
           deps.readModels.find<TaskView>(TASKS, { filter, sort: [['sequence', -1]], limit: query.limit }),
           deps.readModels.count(TASKS, filter),
@@ -186,7 +190,7 @@ export function taskRoutes(deps: TaskRouteDeps) {
         ...errorResponses,
       },
       async handle({ params, caller }) {
-        if (Object.keys(ownedBy(caller)).length > 0) await findTask(params.task_id, caller);
+        if (ownerOf(caller) !== null) await findTask(params.task_id, caller);
         // The decider answers an unknown task with task_not_found (404) from the task's own stream.
         const outcome = await deps.tasks.execute(
           'CancelTask',
