@@ -355,6 +355,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const tools = createTools({
     registry: toolRegistry,
     policyOf: (tool) => settings.policyOf(tool),
+    approvalOf: (tool) => settings.approvalOf(tool),
     tasks,
     actions,
     eventStore,

@@ -205,6 +205,7 @@ export function createChat(options: ChatOptions) {
         execution_time_ms: 0,
         requires_confirmation: true,
         action_id: requested.actionId,
+        ...(requested.state.status === 'none' ? {} : { approval: requested.state.approval ?? 'self' }),
       };
     }
     const started = Date.now();

@@ -1,4 +1,4 @@
-import type { ToolResultData } from './turnEvents.js';
+import { confirmsIt, type ToolResultData } from './turnEvents.js';
 
 /** The tool call the local mode makes for a message, and the arguments it gives. */
 export interface PlannedCall {
@@ -126,7 +126,7 @@ function listed<T>(items: readonly T[], total: number, noun: string, line: (item
  */
 export function localAnswer(call: PlannedCall, outcome: ToolResultData): string {
   if (outcome.requires_confirmation) {
-    return `${call.name} needs your confirmation before it runs (action ${outcome.action_id}).`;
+    return `${call.name} runs once ${confirmsIt(outcome.approval)} (action ${outcome.action_id}).`;
   }
   if (!outcome.success) {
     return `The tool ${call.name} failed: ${outcome.error?.message ?? 'unknown error'}.`;

@@ -4,7 +4,7 @@ import type { ChatCompletion, ChatMessage, ChatRequest, ToolDefinition } from '.
 import type { ToolPolicy } from '../settings/definitions.js';
 import type { Tool } from '../tools/registry.js';
 import type { ReadAttachment } from './attachments.js';
-import type { ToolResultData } from './turnEvents.js';
+import { otherConfirmer, type ToolResultData } from './turnEvents.js';
 
 /** The tools a turn may use, by name, with their policies. */
 export type AvailableTools = ReadonlyMap<string, { tool: Tool; policy: ToolPolicy }>;
@@ -63,7 +63,11 @@ export function forModel(result: ToolResultData, maxChars = 6_000): string {
     result: result.result,
     ...(result.error ? { error: result.error } : {}),
     ...(result.requires_confirmation
-      ? { requires_confirmation: true, action_id: result.action_id, note: 'waits for the user to confirm' }
+      ? {
+          requires_confirmation: true,
+          action_id: result.action_id,
+          note: `waits for confirmation by ${otherConfirmer(result.approval) ?? 'the user'}`,
+        }
       : {}),
   });
   return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…`;

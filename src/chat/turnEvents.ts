@@ -1,11 +1,25 @@
 import { CONVERSATION_MESSAGES, type MessageView } from '../projections/conversationsProjection.js';
 import { isAbstention } from '../models/groundedPrompt.js';
 import type { ReadModels } from '../projections/readModels.js';
+import type { ApprovalPolicy } from '../domain/action/events.js';
 
 export interface TokensUsed {
   input: number;
   output: number;
   total: number;
+}
+
+/** Who must confirm a pending action other than its requester, in words (null: the requester). */
+export function otherConfirmer(approval: ApprovalPolicy | undefined): string | null {
+  if (approval === 'admin') return 'an administrator';
+  if (approval === 'other_user') return 'another user';
+  return null;
+}
+
+/** "you confirm it", or who else must: the end of the sentence the assistant says of a pending action. */
+export function confirmsIt(approval: ApprovalPolicy | undefined): string {
+  const other = otherConfirmer(approval);
+  return other ? `${other} confirms it` : 'you confirm it';
 }
 
 /** A tool call as a chat answer reports it, whether it ran, waits for confirmation, or was only proposed. */
@@ -27,6 +41,8 @@ export interface ToolResultData {
   error?: { type: string; message: string };
   requires_confirmation?: boolean;
   action_id?: string;
+  /** Who confirms the pending action (as `execute_tool` answers it). */
+  approval?: ApprovalPolicy;
   /** The `tool` task that ran the call (as `execute_tool` answers it). */
   task_id?: string;
 }

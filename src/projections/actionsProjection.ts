@@ -1,13 +1,19 @@
-import { actionEvents } from '../domain/action/events.js';
-import type { ActionStatus } from '../domain/action/decider.js';
+import { actionEvents, type ApprovalPolicy } from '../domain/action/events.js';
+import { approvalOf, type ActionStatus } from '../domain/action/decider.js';
 import type { Projection } from './projection.js';
 
 export const ACTIONS = 'actions';
 
-/** A high-risk tool call and where it stands; listed to its owner while pending and not expired. */
+/**
+ * A tool call that waits for a decision, and where it stands; listed while pending and not expired to
+ * its owner (who asked for it) and to whoever its approval policy names.
+ */
 export type ActionView = {
   id: string;
   owner: string;
+  approval: ApprovalPolicy;
+  /** Who confirmed or rejected it (null: undecided, or it expired). */
+  decidedBy: string | null;
   tool: string;
   params: Record<string, unknown>;
   risk: string;
@@ -22,9 +28,9 @@ export type ActionView = {
 
 export const actionsProjection: Projection = {
   name: ACTIONS,
-  version: 2,
+  version: 3,
   handles: actionEvents.types,
-  collections: [{ name: ACTIONS, indexes: ['owner', 'status', 'expiresAt', 'sequence'] }],
+  collections: [{ name: ACTIONS, indexes: ['owner', 'approval', 'status', 'expiresAt', 'sequence'] }],
   async apply(recorded, view) {
     const event = actionEvents.decode(recorded);
     const now = recorded.metadata.now;
@@ -34,6 +40,8 @@ export const actionsProjection: Projection = {
         const action: ActionView = {
           id: actionId,
           owner: event.data.owner,
+          approval: approvalOf(event.data),
+          decidedBy: null,
           tool: event.data.tool,
           params: event.data.params,
           risk: event.data.risk,
@@ -48,12 +56,13 @@ export const actionsProjection: Projection = {
         return;
       }
       case 'ActionConfirmed':
-        return view.patch(ACTIONS, actionId, { status: 'confirmed', decidedAt: now });
+        return view.patch(ACTIONS, actionId, { status: 'confirmed', decidedAt: now, ...decider(event.data) });
       case 'ActionRejected':
         return view.patch(ACTIONS, actionId, {
           status: 'rejected',
           reason: event.data.reason,
           decidedAt: now,
+          ...decider(event.data),
         });
       case 'ActionExpired':
         return view.patch(ACTIONS, actionId, { status: 'expired', decidedAt: now });
@@ -64,3 +73,6 @@ export const actionsProjection: Projection = {
     }
   },
 };
+
+/** Who decided: named by the event, or (recorded before approvals) the owner, left as the view has it. */
+const decider = (data: { by?: string }): Partial<ActionView> => (data.by ? { decidedBy: data.by } : {});

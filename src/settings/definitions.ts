@@ -1,5 +1,6 @@
 import type { SettingName } from '../domain/settings/decider.js';
 import type { JsonValue } from '../domain/settings/events.js';
+import { APPROVAL_POLICIES } from '../domain/action/events.js';
 
 export const LANGUAGES = ['en', 'ar', 'auto'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -69,6 +70,17 @@ export const SETTING_DEFINITIONS: Readonly<Record<SettingName, SettingDefinition
       type: 'object',
       propertyNames: { pattern: TOOL_NAME_PATTERN },
       additionalProperties: { enum: [...TOOL_POLICIES] },
+    },
+    default: {},
+    clientSafe: false,
+  },
+  'tools.approval': {
+    description:
+      'Per tool: who confirms a call that waits for confirmation: self (its requester), admin (an administrator) or other_user (any user but its requester); a tool not named: self',
+    schema: {
+      type: 'object',
+      propertyNames: { pattern: TOOL_NAME_PATTERN },
+      additionalProperties: { enum: [...APPROVAL_POLICIES] },
     },
     default: {},
     clientSafe: false,

@@ -7,6 +7,7 @@ import { ASSISTANT_SETTINGS_ID, settingsEvents } from '../domain/settings/events
 import { fold } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Language, ToolPolicy } from './definitions.js';
+import type { ApprovalPolicy } from '../domain/action/events.js';
 import { SETTING_DEFINITIONS } from './definitions.js';
 import { createValidatorFactory, describeIssues, issuesOf, ValidationFailedError } from './validation.js';
 import type { FieldIssue } from './validation.js';
@@ -26,7 +27,11 @@ export interface AssistantSettings {
   persona: { name: string; tone: string | null; instructions: string | null };
   language: Language;
   companyName: string | null;
-  tools: { enabled: Record<string, boolean>; policy: Record<string, ToolPolicy> };
+  tools: {
+    enabled: Record<string, boolean>;
+    policy: Record<string, ToolPolicy>;
+    approval: Record<string, ApprovalPolicy>;
+  };
   /** Most tokens of an answer when a request names none. */
   maxTokens: number;
   /** The assistant's instructions: the product's own, then the persona, tone, language and the admin's. */
@@ -135,7 +140,11 @@ export function createSettings(deps: {
     if (change.value === null) return [];
     const validate = validators.get(change.name)!;
     if (!validate(change.value)) return issuesOf(root, validate.errors);
-    if (change.name === 'tools.enabled' || change.name === 'tools.policy') {
+    if (
+      change.name === 'tools.enabled' ||
+      change.name === 'tools.policy' ||
+      change.name === 'tools.approval'
+    ) {
       const known = new Set(deps.tools().map((tool) => tool.name));
       return Object.keys(change.value as Record<string, unknown>)
         .filter((name) => !known.has(name))
@@ -163,6 +172,7 @@ export function createSettings(deps: {
       tools: {
         enabled: values['tools.enabled'] as Record<string, boolean>,
         policy: values['tools.policy'] as Record<string, ToolPolicy>,
+        approval: values['tools.approval'] as Record<string, ApprovalPolicy>,
       },
       maxTokens: (values['chat.max_tokens'] as number | null) ?? deps.configuredMaxTokens,
     };
@@ -185,18 +195,23 @@ export function createSettings(deps: {
       return { values: valuesOf(current), set: current.values };
     },
     /** Every tool of the registry with what the settings allow it. */
-    async toolPolicies(): Promise<Array<ToolInfo & { policy: ToolPolicy }>> {
+    async toolPolicies(): Promise<Array<ToolInfo & { policy: ToolPolicy; approval: ApprovalPolicy }>> {
       const current = await assistant();
       return deps.tools().map((tool) => ({
         name: tool.name,
         category: tool.category,
         risk: tool.risk,
         policy: policyFor(tool, current),
+        approval: current.tools.approval[tool.name] ?? 'self',
       }));
     },
     /** What the settings allow `tool`: run (auto), wait for confirmation (confirm), or nothing (disabled). */
     async policyOf(tool: Pick<ToolInfo, 'name' | 'risk'>): Promise<ToolPolicy> {
       return policyFor(tool, await assistant());
+    },
+    /** Who confirms a call of `tool` that waits for confirmation (`tools.approval`; by default its requester). */
+    async approvalOf(tool: Pick<ToolInfo, 'name'>): Promise<ApprovalPolicy> {
+      return (await assistant()).tools.approval[tool.name] ?? 'self';
     },
     /** Sets one setting (null: back to its default). */
     async change(name: string, value: JsonValue, source: SettingSource, caller: Caller) {

@@ -1,7 +1,8 @@
 import type { ActionCommands, ActionOutcome, TaskCommands } from '../commands/aggregates.js';
 import type { Caller, Clock } from '../commands/context.js';
 import type { ActionState } from '../domain/action/decider.js';
-import { actionEvents, actionStream } from '../domain/action/events.js';
+import { actionEvents, actionStream, type ApprovalPolicy } from '../domain/action/events.js';
+import type { DecidingUser } from '../domain/action/commands.js';
 import { taskEvents, taskStream } from '../domain/task/events.js';
 import { awaitStreamEvent } from '../eventStore/awaitStreamEvent.js';
 import { InvalidStateError, NotFoundError } from '../domain/shared/index.js';
@@ -38,6 +39,8 @@ export interface ToolsOptions {
   waitMs?: number;
   /** What the assistant's settings allow a tool; by default its risk decides (high: confirm). */
   policyOf?: (tool: Tool) => Promise<ToolPolicy>;
+  /** Who confirms a call of the tool that waits for confirmation; by default its requester. */
+  approvalOf?: (tool: Tool) => Promise<ApprovalPolicy>;
 }
 
 const riskPolicy = async (tool: Tool): Promise<ToolPolicy> => (tool.risk === 'high' ? 'confirm' : 'auto');
@@ -77,6 +80,7 @@ export function createTools(options: ToolsOptions) {
   }
 
   const policyOf = options.policyOf ?? riskPolicy;
+  const approvalOf = options.approvalOf ?? (async (): Promise<ApprovalPolicy> => 'self');
 
   return {
     registry,
@@ -113,7 +117,10 @@ export function createTools(options: ToolsOptions) {
       };
     },
 
-    /** Records a call that needs confirmation (high risk, or so set) as a pending action of `owner`; nothing runs. */
+    /**
+     * Records a call that needs confirmation (high risk, or so set) as a pending action of `owner`,
+     * to be confirmed by whoever the tool's approval policy names; nothing runs.
+     */
     async request(
       owner: string,
       tool: string,
@@ -127,23 +134,25 @@ export function createTools(options: ToolsOptions) {
       await definition.precheck?.(params, { owner, caller });
       const actionId = options.newId();
       const expiresAt = new Date(clock().getTime() + options.actionExpiryMs).toISOString();
+      const approval = await approvalOf(definition);
       const outcome = await actions.execute(
         'RequestAction',
-        { actionId, owner, tool, params, risk: definition.risk, expiresAt, ...(asker ?? {}) },
+        { actionId, owner, tool, params, risk: definition.risk, expiresAt, approval, ...(asker ?? {}) },
         caller,
       );
       return { ...outcome, actionId };
     },
 
     /**
-     * Confirms the owner's pending action and waits for its execution. Confirming again (or twice at
-     * once) runs nothing more and is refused with the decision and its outcome; an expired action is
-     * recorded as such and refused.
+     * Confirms a pending action `by` may approve and waits for its execution (which has its
+     * requester's rights, not the approver's). Confirming again (or twice at once) runs nothing more
+     * and is refused with the decision and its outcome; an expired action is recorded as such and
+     * refused.
      */
-    async confirm(owner: string, actionId: string, caller: Caller, signal: AbortSignal) {
+    async confirm(by: DecidingUser, actionId: string, caller: Caller, signal: AbortSignal) {
       const outcome = await actions.execute(
         'ConfirmAction',
-        { actionId, owner, taskId: options.newId() },
+        { actionId, by, taskId: options.newId() },
         caller,
       );
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
@@ -161,8 +170,9 @@ export function createTools(options: ToolsOptions) {
       };
     },
 
-    async reject(owner: string, actionId: string, reason: string | null, caller: Caller) {
-      const outcome = await actions.execute('RejectAction', { actionId, owner, reason }, caller);
+    /** Rejects a pending action: its approver's refusal, or its requester withdrawing it. */
+    async reject(by: DecidingUser, actionId: string, reason: string | null, caller: Caller) {
+      const outcome = await actions.execute('RejectAction', { actionId, by, reason }, caller);
       const state = outcome.state as Exclude<ActionState, { status: 'none' }>;
       if (state.status === 'expired') {
         throw new InvalidStateError('action_expired', `Action ${actionId} expired at ${state.expiresAt}`, {
@@ -174,22 +184,36 @@ export function createTools(options: ToolsOptions) {
       return { state, position: outcome.position, at: outcome.appended[0]?.metadata.now ?? null };
     },
 
-    /** A page of the owner's actions waiting for a decision, oldest first; expired ones are left out. */
+    /**
+     * A page of the actions waiting for a decision that `user` may see, oldest first: their own, and
+     * those they may approve (any user: others' `other_user` actions; an administrator: `admin`
+     * ones too). Expired ones are left out.
+     */
     async pending(
-      owner: string,
+      user: DecidingUser,
       page: { page: number; pageSize: number } = { page: 1, pageSize: 500 },
     ): Promise<{ actions: ActionView[]; total: number }> {
-      const filter = { owner, status: 'pending', expiresAt: { $gt: clock().toISOString() } };
-      const [actions, total] = await Promise.all([
-        readModels.find<ActionView>(ACTIONS, {
-          filter,
-          sort: [['sequence', 1]],
-          skip: (page.page - 1) * page.pageSize,
-          limit: page.pageSize,
-        }),
-        readModels.count(ACTIONS, filter),
+      const waiting = { status: 'pending', expiresAt: { $gt: clock().toISOString() } };
+      const approvable: ApprovalPolicy[] = user.admin ? ['other_user', 'admin'] : ['other_user'];
+      // Two disjoint sets (no `$or` in the read store): what the user may approve, and the rest of their own.
+      const filters = [
+        { ...waiting, approval: { $in: approvable } },
+        { ...waiting, owner: user.name, approval: { $nin: approvable } },
+      ];
+      const upTo = page.page * page.pageSize;
+      const [firsts, counts] = await Promise.all([
+        Promise.all(
+          filters.map((filter) =>
+            readModels.find<ActionView>(ACTIONS, { filter, sort: [['sequence', 1]], limit: upTo }),
+          ),
+        ),
+        Promise.all(filters.map((filter) => readModels.count(ACTIONS, filter))),
       ]);
-      return { actions, total };
+      const merged = firsts.flat().sort((a, b) => a.sequence - b.sequence);
+      return {
+        actions: merged.slice(upTo - page.pageSize, upTo),
+        total: counts.reduce((sum, count) => sum + count, 0),
+      };
     },
   };
 }

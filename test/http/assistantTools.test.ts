@@ -338,7 +338,7 @@ describe('Assistant API tools and pending actions (real SQLite stores)', functio
       );
       const events = await app.runtime.eventStore.readStream(`action-${actionId}`);
       expect(events.map((event) => event.type)).to.deep.equal(['ActionPending', 'ActionRejected']);
-      expect(events[1]!.data).to.deep.equal({ actionId, reason: 'wrong document' });
+      expect(events[1]!.data).to.deep.equal({ actionId, reason: 'wrong document', by: alice.name });
       const listed = await get(alice, 'list_pending_actions').expect(200);
       expect(
         (data(listed)['actions'] as Array<Record<string, unknown>>).map((a) => a['action_id']),

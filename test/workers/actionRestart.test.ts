@@ -36,7 +36,12 @@ describe('a confirmed action while the worker is down', function () {
     // 2. The API without a worker: the confirmation is recorded, nothing runs.
     app = await startToolsApp(dataDir, { roles: ['api', 'projector'] });
     const caller = { actorId: 'user:alice', correlationId: 'confirm' };
-    const waiting = app.runtime.tools.confirm('alice', actionId, caller, AbortSignal.timeout(300));
+    const waiting = app.runtime.tools.confirm(
+      { name: 'alice', admin: false },
+      actionId,
+      caller,
+      AbortSignal.timeout(300),
+    );
     await waiting.then(
       () => expect.fail('nothing should have run without a worker'),
       (error: Error) => expect(error.name).to.be.oneOf(['TimeoutError', 'AbortError']),

@@ -1,6 +1,7 @@
 import { GROUNDED_SYSTEM_PROMPT, groundedUserMessage, isAbstention } from '../../models/groundedPrompt.js';
 import { documentNamed, localAnswer, planLocal, type PlannedCall } from '../localPlanner.js';
 import type { PlanEnd, Planner, PlannerTurn } from '../planner.js';
+import { confirmsIt } from '../turnEvents.js';
 
 /** Says `text` word by word, as a model streams: a client shows the answer as it comes either way. */
 function sayInPieces(turn: PlannerTurn, text: string): void {
@@ -83,7 +84,7 @@ async function proposeDeletion(turn: PlannerTurn, subject: string): Promise<Plan
   sayInPieces(
     turn,
     deletion?.requires_confirmation
-      ? `The document ${named} will be deleted once you confirm it: action ${deletion.action_id}.`
+      ? `The document ${named} will be deleted once ${confirmsIt(deletion.approval)}: action ${deletion.action_id}.`
       : localAnswer(call, deletion!),
   );
   return { finishReason: 'stop' };

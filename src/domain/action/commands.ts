@@ -1,13 +1,20 @@
 import type { Command } from '../shared/index.js';
 import type { ActionRequest } from './events.js';
 
-/** `owner` is who asks (a user name): another user's action is answered as unknown. */
+/** `owner` is who asks (a user name); `approval` who may confirm (absent: the owner). */
 export type RequestAction = Command<'RequestAction', ActionRequest>;
+
+/**
+ * Who decides: a user name and whether that user is an administrator. An action the decider may
+ * neither decide nor owns is answered as unknown.
+ */
+export type DecidingUser = { name: string; admin: boolean };
+
 /** `taskId`: the id the action's task will have, if this confirmation is the one that counts. */
-export type ConfirmAction = Command<'ConfirmAction', { actionId: string; owner: string; taskId: string }>;
+export type ConfirmAction = Command<'ConfirmAction', { actionId: string; by: DecidingUser; taskId: string }>;
 export type RejectAction = Command<
   'RejectAction',
-  { actionId: string; owner: string; reason: string | null }
+  { actionId: string; by: DecidingUser; reason: string | null }
 >;
 /** The product's own, from the worker that ran (or failed to run) the confirmed action. */
 export type RecordActionOutcome = Command<

@@ -1,7 +1,7 @@
 import type { Decider, EventDraft } from '../shared/index.js';
-import { InvalidStateError, NotFoundError } from '../shared/index.js';
-import type { ActionCommand } from './commands.js';
-import type { ActionEvent, ActionRequest } from './events.js';
+import { ForbiddenError, InvalidStateError, NotFoundError } from '../shared/index.js';
+import type { ActionCommand, DecidingUser } from './commands.js';
+import type { ActionEvent, ActionRequest, ApprovalPolicy } from './events.js';
 
 /** Every status an action can have, spelled as every status of the API is (lower case, as tasks' are). */
 export const ACTION_STATUSES = ['pending', 'confirmed', 'rejected', 'expired', 'executed', 'failed'] as const;
@@ -21,11 +21,44 @@ export type ActionState =
 type Draft = EventDraft<ActionEvent>;
 type Existing = Exclude<ActionState, { status: 'none' }>;
 
-function owned(state: ActionState, actionId: string, owner: string): Existing {
-  if (state.status === 'none' || state.owner !== owner) {
-    throw new NotFoundError('action_not_found', `Action ${actionId} does not exist`);
+/** Who decides `action`: its approval policy (absent on actions recorded before policies: `self`). */
+export const approvalOf = (action: Pick<ActionRequest, 'approval'>): ApprovalPolicy =>
+  action.approval ?? 'self';
+
+/** Whether `user` may confirm `action`: who its approval policy names. */
+export function mayConfirm(action: Pick<ActionRequest, 'owner' | 'approval'>, user: DecidingUser): boolean {
+  switch (approvalOf(action)) {
+    case 'self':
+      return user.name === action.owner;
+    case 'admin':
+      return user.admin;
+    case 'other_user':
+      return user.name !== action.owner;
   }
-  return state;
+}
+
+/**
+ * The action as `user` may decide it: its requester may always reject (withdraw) it, its approvers
+ * confirm or reject it. Anyone else is told it does not exist; the requester asking to confirm what
+ * someone else must approve is refused, saying who.
+ */
+function decidable(
+  state: ActionState,
+  actionId: string,
+  user: DecidingUser,
+  asked: 'confirm' | 'reject',
+): Existing {
+  if (state.status === 'none')
+    throw new NotFoundError('action_not_found', `Action ${actionId} does not exist`);
+  if (mayConfirm(state, user)) return state;
+  if (state.owner !== user.name)
+    throw new NotFoundError('action_not_found', `Action ${actionId} does not exist`);
+  if (asked === 'reject') return state;
+  const who = approvalOf(state) === 'admin' ? 'an administrator' : 'a user other than its requester';
+  throw new ForbiddenError('approval_required', `Action ${actionId} must be confirmed by ${who}`, {
+    actionId,
+    approval: approvalOf(state),
+  });
 }
 
 const expired = (action: Existing, now: string): boolean =>
@@ -59,21 +92,23 @@ function decide(command: ActionCommand, state: ActionState): Draft[] {
       return [{ type: 'ActionPending', data: { ...command.data } }];
     }
     case 'ConfirmAction': {
-      const action = owned(state, actionId, command.data.owner);
+      const { by } = command.data;
+      const action = decidable(state, actionId, by, 'confirm');
       // Expiry is an outcome, recorded by whoever finds it due; the caller learns it from the state.
       if (expired(action, command.metadata.now)) return [{ type: 'ActionExpired', data: { actionId } }];
       if (action.status === 'pending') {
-        return [{ type: 'ActionConfirmed', data: { actionId, taskId: command.data.taskId } }];
+        return [{ type: 'ActionConfirmed', data: { actionId, taskId: command.data.taskId, by: by.name } }];
       }
       // Decided already (a retry, a second tab, or a simultaneous confirmation that lost the race):
       // refused, with the decision and its outcome, so that nobody takes it for a second run.
       throw decided(action, 'confirmed');
     }
     case 'RejectAction': {
-      const action = owned(state, actionId, command.data.owner);
+      const { by } = command.data;
+      const action = decidable(state, actionId, by, 'reject');
       if (expired(action, command.metadata.now)) return [{ type: 'ActionExpired', data: { actionId } }];
       if (action.status === 'pending') {
-        return [{ type: 'ActionRejected', data: { actionId, reason: command.data.reason } }];
+        return [{ type: 'ActionRejected', data: { actionId, reason: command.data.reason, by: by.name } }];
       }
       throw decided(action, 'rejected');
     }

@@ -3,6 +3,13 @@ import { defineEvents } from '../shared/index.js';
 
 export type RiskLevel = 'low' | 'medium' | 'high';
 
+/**
+ * Who decides a pending action: its requester (`self`), any administrator (`admin`), or any user
+ * other than the requester (`other_user`, four eyes). The requester may always withdraw (reject) it.
+ */
+export const APPROVAL_POLICIES = ['self', 'admin', 'other_user'] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+
 /** What a pending action is: asked for by `RequestAction`, recorded by `ActionPending`, kept in its state. */
 export type ActionRequest = {
   actionId: string;
@@ -17,6 +24,8 @@ export type ActionRequest = {
    */
   conversationId?: string | null;
   toolCallId?: string | null;
+  /** Who may confirm it; absent on actions recorded before approvals existed (`self`). */
+  approval?: ApprovalPolicy;
 };
 
 /**
@@ -25,11 +34,16 @@ export type ActionRequest = {
  */
 export type ActionPending = Event<'ActionPending', ActionRequest>;
 /**
- * The owner confirmed: the action workflow runs it as the task `taskId`, once. (Confirmations
- * recorded before `taskId` existed ran their task under the action's own id.)
+ * Confirmed by `by` (a user name; absent on confirmations recorded before approvals existed, which
+ * were the owner's): the action workflow runs it as the task `taskId`, once, with the owner's rights.
+ * (Confirmations recorded before `taskId` existed ran their task under the action's own id.)
  */
-export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string; taskId?: string }>;
-export type ActionRejected = Event<'ActionRejected', { actionId: string; reason: string | null }>;
+export type ActionConfirmed = Event<'ActionConfirmed', { actionId: string; taskId?: string; by?: string }>;
+/** Rejected by `by` (its requester withdrawing it, or an approver); absent on older ones: the owner. */
+export type ActionRejected = Event<
+  'ActionRejected',
+  { actionId: string; reason: string | null; by?: string }
+>;
 /** Recorded lazily: by the first command that finds the action past `expiresAt` while still pending. */
 export type ActionExpired = Event<'ActionExpired', { actionId: string }>;
 /** The tool ran; `result` is its output (what `confirm_action` answers). */

@@ -13,6 +13,7 @@ export const SETTING_NAMES = [
   'company.name',
   'tools.enabled',
   'tools.policy',
+  'tools.approval',
   'chat.max_tokens',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];

@@ -395,7 +395,7 @@ export function chatRoutes(deps: ChatRouteDeps): Route[] {
       operationId: 'assistantStreamAiResponse',
       summary: 'Send a message and follow the answer as Server-Sent Events',
       description:
-        'Events: `content` {content} (text deltas), `tool_start` {tool_call_id, name, arguments}, `tool_result` {tool_call_id, name, success, result, execution_time_ms, error?, requires_confirmation?, action_id?}, `done` {conversation_id, message_id, tokens_used, finish_reason, tool_calls, citations}, `error` {error, detail, message_id}. Each event id is `<conversation>:<turn>:<position>`; reconnecting with it in `Last-Event-ID` (or `last_event_id`) resumes the same answer after that event, without gaps or repeats — `prompt` is then ignored; after the end the reconnect gets 204. The conversation id is also in the `X-Conversation-Id` header.',
+        'Events: `content` {content} (text deltas), `tool_start` {tool_call_id, name, arguments}, `tool_result` {tool_call_id, name, success, result, execution_time_ms, error?, requires_confirmation?, action_id?, approval?}, `done` {conversation_id, message_id, tokens_used, finish_reason, tool_calls, citations}, `error` {error, detail, message_id}. Each event id is `<conversation>:<turn>:<position>`; reconnecting with it in `Last-Event-ID` (or `last_event_id`) resumes the same answer after that event, without gaps or repeats — `prompt` is then ignored; after the end the reconnect gets 204. The conversation id is also in the `X-Conversation-Id` header.',
       tags: TAGS,
       rateLimit: 'chat',
       query: {

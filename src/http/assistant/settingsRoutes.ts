@@ -40,6 +40,7 @@ async function assistantSection(settings: Settings): Promise<Record<string, unkn
       category: tool.category,
       risk_level: tool.risk,
       policy: tool.policy,
+      approval: tool.approval,
     })),
     values: all.values,
     changes: Object.fromEntries(
@@ -215,7 +216,7 @@ export function settingsRoutes(deps: SettingsRouteDeps): Route[] {
       operationId: 'assistantUpdateSettings',
       summary: "Change the assistant's settings (administrators only)",
       description:
-        'Not in the specification: the admin counterpart of `archivist settings set`. `settings` maps setting names (assistant.name, assistant.tone, assistant.instructions, assistant.language, company.name, tools.enabled, tools.policy, chat.max_tokens) to values; null returns one to its default. All are checked before any is recorded, and recorded as one event.',
+        'Not in the specification: the admin counterpart of `archivist settings set`. `settings` maps setting names (assistant.name, assistant.tone, assistant.instructions, assistant.language, company.name, tools.enabled, tools.policy, tools.approval, chat.max_tokens) to values; null returns one to its default. All are checked before any is recorded, and recorded as one event.',
       tags: ['Assistant: settings'],
       body: {
         contentType: 'application/json',

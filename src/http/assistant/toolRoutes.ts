@@ -1,4 +1,6 @@
-import { ACTION_STATUSES } from '../../domain/action/decider.js';
+import { ACTION_STATUSES, mayConfirm } from '../../domain/action/decider.js';
+import type { DecidingUser } from '../../domain/action/commands.js';
+import { APPROVAL_POLICIES } from '../../domain/action/events.js';
 import { ACTIONS, type ActionView } from '../../projections/actionsProjection.js';
 import { TOOL_CATEGORIES, type Tool } from '../../tools/registry.js';
 import type { CallOutcome, Tools } from '../../tools/tools.js';
@@ -19,7 +21,10 @@ const actionId = {
   description: 'Id of the pending action',
 } as const;
 const invalid = { description: 'Invalid parameters', schema: assistantErrorSchema };
-const notFound = { description: 'No such action of the current user', schema: assistantErrorSchema };
+const notFound = {
+  description: 'No such action that the current user requested or may approve',
+  schema: assistantErrorSchema,
+};
 const conflict = {
   description: 'The action was rejected, has expired, or was confirmed already (reject)',
   schema: assistantErrorSchema,
@@ -36,6 +41,10 @@ const callResultSchema = {
     requires_confirmation: { type: 'boolean' },
     action_id: { type: 'string' },
     expires_at: { type: 'string' },
+    approval: {
+      enum: APPROVAL_POLICIES,
+      description: 'Who confirms the pending action: its requester, an administrator, or another user',
+    },
     task_id: { type: 'string' },
     status: { enum: [...ACTION_STATUSES, 'running'] },
   },
@@ -43,9 +52,30 @@ const callResultSchema = {
 
 const actionSchema = {
   type: 'object',
-  required: ['action_id', 'tool_name', 'params', 'risk_level', 'status', 'created_at', 'expires_at'],
+  required: [
+    'action_id',
+    'tool_name',
+    'params',
+    'risk_level',
+    'status',
+    'created_at',
+    'expires_at',
+    'requested_by',
+    'approval',
+    'can_confirm',
+  ],
   properties: {
     action_id: { type: 'string' },
+    requested_by: { type: 'string', description: 'The user whose call this is (it runs with their rights)' },
+    approval: {
+      enum: APPROVAL_POLICIES,
+      description:
+        'Who confirms it: its requester (self), an administrator (admin), or any other user (other_user)',
+    },
+    can_confirm: {
+      type: 'boolean',
+      description: 'Whether the current user may confirm it (the requester may always reject it)',
+    },
     tool_name: { type: 'string' },
     params: { type: 'object' },
     risk_level: { enum: ['low', 'medium', 'high'] },
@@ -54,6 +84,12 @@ const actionSchema = {
     expires_at: { type: 'string' },
   },
 } as const satisfies Schema;
+
+/** Who the current user is when deciding actions. */
+const decidingUser = (koa: Parameters<typeof principalOf>[0]): DecidingUser => {
+  const { name, admin } = principalOf(koa);
+  return { name, admin };
+};
 
 function toolData(tool: Tool, policy: ToolPolicy, includeSchema: boolean) {
   return {
@@ -66,9 +102,12 @@ function toolData(tool: Tool, policy: ToolPolicy, includeSchema: boolean) {
   };
 }
 
-function actionData(action: ActionView) {
+function actionData(action: ActionView, viewer: DecidingUser) {
   return {
     action_id: action.id,
+    requested_by: action.owner,
+    approval: action.approval,
+    can_confirm: mayConfirm(action, viewer),
     tool_name: action.tool,
     params: action.params,
     risk_level: action.risk,
@@ -204,6 +243,7 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
               requires_confirmation: true,
               action_id: requested.actionId,
               expires_at: pending?.expiresAt,
+              approval: pending?.approval ?? 'self',
             }),
             position: requested.position,
           };
@@ -218,7 +258,8 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
       method: 'get',
       path: '/assistant.api.list_pending_actions',
       operationId: 'assistantListPendingActions',
-      summary: "The current user's actions waiting for confirmation, oldest first",
+      summary:
+        'Actions waiting for confirmation that the current user requested or may approve, oldest first',
       tags: ACTION_TAGS,
       query: {
         type: 'object',
@@ -246,13 +287,14 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
         422: invalid,
       },
       async handle({ koa, query }) {
-        const { actions, total } = await tools.pending(principalOf(koa).name, {
+        const viewer = decidingUser(koa);
+        const { actions, total } = await tools.pending(viewer, {
           page: query.page,
           pageSize: query.page_size,
         });
         return {
           body: envelope({
-            actions: actions.map(actionData),
+            actions: actions.map((action) => actionData(action, viewer)),
             count: actions.length,
             page: query.page,
             page_size: query.page_size,
@@ -281,14 +323,17 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
           description: 'Confirmed; still running after the wait',
           schema: envelopeSchema(callResultSchema),
         },
+        403: {
+          description: "The action is the current user's, and its approval policy names someone else",
+          schema: assistantErrorSchema,
+        },
         404: notFound,
         409: conflict,
         422: invalid,
       },
       async handle({ body, caller, koa, signal }) {
-        const owner = principalOf(koa).name;
         const started = Date.now();
-        const confirmed = await tools.confirm(owner, body.action_id, caller, signal);
+        const confirmed = await tools.confirm(decidingUser(koa), body.action_id, caller, signal);
         const { status, data } = callData(confirmed.outcome, Date.now() - started);
         return {
           status,
@@ -337,9 +382,8 @@ export function toolRoutes(deps: { tools: Tools }): Route[] {
         422: invalid,
       },
       async handle({ body, caller, koa }) {
-        const owner = principalOf(koa).name;
         const reason = body.reason?.trim() || null;
-        const rejected = await tools.reject(owner, body.action_id, reason, caller);
+        const rejected = await tools.reject(decidingUser(koa), body.action_id, reason, caller);
         return {
           body: envelope({ action_id: body.action_id, status: 'rejected', reason: rejected.state.reason }),
           position: rejected.position,
