@@ -13,11 +13,11 @@
  *   SERVER_ENV='{"MALLOC_ARENA_MAX":"2"}' npm run bench -- parseMemory   (extra server environment)
  */
 import { execSync } from 'node:child_process';
-import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchInputs, type BenchInput } from './memory/inputs.js';
+import { postFile } from './memory/postFile.js';
 import { rssMb, settledRssMb, watchPeak } from './memory/processMemory.js';
 import { build, median, serveCompiled } from './support.js';
 
@@ -49,52 +49,6 @@ function machineLine(): string {
   return `nproc ${execSync('nproc').toString().trim()}, ${cpu}, Node ${process.version}`;
 }
 
-/** Posts the file as multipart; `afterUploadMs` is from the last byte sent to the response's end. */
-function post(
-  port: number,
-  input: BenchInput,
-  bytes: Buffer,
-): Promise<{ status: number; detail: string; afterUploadMs: number }> {
-  const boundary = 'archivistbenchmemory';
-  const body = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${input.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return new Promise((resolve, reject) => {
-    let uploaded = 0;
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      path: '/api/v1/parse',
-      method: 'POST',
-      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length },
-    });
-    req.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const afterUploadMs = performance.now() - (uploaded || performance.now());
-        const status = response.statusCode ?? 0;
-        let detail = '';
-        if (status !== 200) {
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            detail = String((JSON.parse(text) as { detail?: unknown }).detail ?? '');
-          } catch {
-            detail = text.slice(0, 200);
-          }
-        }
-        resolve({ status, detail, afterUploadMs });
-      });
-    });
-    req.on('error', reject);
-    req.end(body, () => (uploaded = performance.now()));
-  });
-}
-
 async function attempt(
   port: number,
   pid: number,
@@ -104,7 +58,9 @@ async function attempt(
 ): Promise<Attempt> {
   const watch = watchPeak(pid);
   const started = performance.now();
-  const results = await Promise.all(Array.from({ length: copies }, () => post(port, input, bytes)));
+  const results = await Promise.all(
+    Array.from({ length: copies }, () => postFile(port, '/api/v1/parse', input.fileName, bytes)),
+  );
   const ms = performance.now() - started;
   const peakMb = watch.stop();
   return {

@@ -13,12 +13,8 @@ import type { ChunkStored, DocumentIngested, Reservation } from '../../src/domai
 import { chunkId } from '../../src/domain/document/events.js';
 import { createSqliteEventStore } from '../../src/eventStore/sqliteEventStore.js';
 import type { EventToAppend } from '../../src/eventStore/eventStore.js';
-import {
-  CONTENT_RESERVATION,
-  SOURCE_RESERVATION,
-  contentHashOf,
-  sha256,
-} from '../../src/knowledge/ingest.js';
+import { CONTENT_RESERVATION, SOURCE_RESERVATION, sha256 } from '../../src/knowledge/ingest.js';
+import { contentHashOf } from '../../src/text/contentHash.js';
 import { chunkText, type Corpus } from './corpus.js';
 
 export interface SeedOptions {

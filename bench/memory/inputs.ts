@@ -50,9 +50,12 @@ const ROOT_RELS = (target: string) =>
   `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${target}"/></Relationships>`;
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
-/** Markup-heavy paragraphs like Word writes (run properties, spacing), a heading every 40. */
-function docxParagraphs(): () => string {
-  const random = seeded(47);
+/**
+ * Paragraphs as Word writes them, a heading every 40: markup-heavy (run properties, spacing; ~5.7:1
+ * compressed) or plain (one run each; more text per compressed byte, as a text-heavy report).
+ */
+function docxParagraphs(seed = 47, markup: 'heavy' | 'plain' = 'heavy'): () => string {
+  const random = seeded(seed);
   const words = vocabulary(random, 5_000);
   let count = 0;
   return () => {
@@ -60,21 +63,34 @@ function docxParagraphs(): () => string {
     if (count % 40 === 1) {
       return `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Chapter ${Math.ceil(count / 40)}</w:t></w:r></w:p>`;
     }
+    const sentence = () =>
+      Array.from({ length: 19 }, () => words[Math.floor(random() * words.length)]).join(' ');
+    if (markup === 'plain') {
+      const text = Array.from({ length: 2 + Math.floor(random() * 6) }, sentence).join('. ');
+      return `<w:p><w:r><w:t xml:space="preserve">${text}.</w:t></w:r></w:p>`;
+    }
     let paragraph =
       '<w:p><w:pPr><w:spacing w:after="120" w:line="276" w:lineRule="auto"/><w:jc w:val="both"/></w:pPr>';
     const runs = 2 + Math.floor(random() * 6);
     for (let run = 0; run < runs; run += 1) {
-      const text = Array.from({ length: 19 }, () => words[Math.floor(random() * words.length)]).join(' ');
       const bold = random() < 0.2 ? '<w:b/>' : '';
-      paragraph += `<w:r><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri"/><w:sz w:val="22"/>${bold}</w:rPr><w:t xml:space="preserve">${text} </w:t></w:r>`;
+      paragraph += `<w:r><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri"/><w:sz w:val="22"/>${bold}</w:rPr><w:t xml:space="preserve">${sentence()} </w:t></w:r>`;
     }
     return `${paragraph}</w:p>`;
   };
 }
 
-/** A DOCX of about `compressed` bytes (one long document.xml) compressing ~5.7:1. */
-export async function writeDocx(path: string, compressed: number): Promise<void> {
-  const target = uncompressedFor(compressed, docxParagraphs());
+/**
+ * A DOCX of about `compressed` bytes (one long document.xml); another `seed` gives other words
+ * (another document, not a duplicate).
+ */
+export async function writeDocx(
+  path: string,
+  compressed: number,
+  options: { seed?: number; markup?: 'heavy' | 'plain' } = {},
+): Promise<void> {
+  const paragraphs = () => docxParagraphs(options.seed, options.markup);
+  const target = uncompressedFor(compressed, paragraphs());
   const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style></w:styles>`;
   const entries: StreamedEntry[] = [
     {
@@ -97,7 +113,7 @@ export async function writeDocx(path: string, compressed: number): Promise<void>
       name: 'word/document.xml',
       chunks: function* () {
         yield `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>`;
-        yield* until(target, docxParagraphs());
+        yield* until(target, paragraphs());
         yield '</w:body></w:document>';
       },
     },
@@ -213,18 +229,44 @@ const MAKERS: Record<string, { fileName: string; make: (path: string) => void | 
   pdf: { fileName: 'pages200.pdf', make: (path) => writePdf(path, 200) },
 };
 
+/** The input `fileName` in the cache, made by `make` on first use. */
+async function cached(
+  name: string,
+  fileName: string,
+  make: (path: string) => void | Promise<void>,
+): Promise<BenchInput> {
+  mkdirSync(cacheDir, { recursive: true });
+  const path = join(cacheDir, `v1-${fileName}`);
+  if (!existsSync(path)) {
+    const partial = `${path}.partial`;
+    await make(partial);
+    renameSync(partial, path);
+  }
+  return { name, fileName, path, bytes: statSync(path).size };
+}
+
 /** The benchmark's inputs, generated on first use (the DOCX and XLSX take a minute or so). */
 export async function benchInputs(): Promise<BenchInput[]> {
-  mkdirSync(cacheDir, { recursive: true });
   const inputs: BenchInput[] = [];
-  for (const [name, maker] of Object.entries(MAKERS)) {
-    const path = join(cacheDir, `v1-${maker.fileName}`);
-    if (!existsSync(path)) {
-      const partial = `${path}.partial`;
-      await maker.make(partial);
-      renameSync(partial, path);
-    }
-    inputs.push({ name, fileName: maker.fileName, path, bytes: statSync(path).size });
+  for (const [name, maker] of Object.entries(MAKERS))
+    inputs.push(await cached(name, maker.fileName, maker.make));
+  return inputs;
+}
+
+/**
+ * `count` different text-heavy DOCX files of about 4.8 MB that the parser accepts (plain paragraphs:
+ * ~15 MB of XML, ~14 MB of text), so that an upload goes through every stage: what issue 26
+ * measured ingestion on.
+ */
+export async function ingestInputs(count: number): Promise<BenchInput[]> {
+  const inputs: BenchInput[] = [];
+  for (let copy = 0; copy < count; copy += 1) {
+    const fileName = `report-${copy + 1}.docx`;
+    inputs.push(
+      await cached(`docx${copy + 1}`, fileName, (path) =>
+        writeDocx(path, 4.8 * MB, { seed: 1_000 + copy, markup: 'plain' }),
+      ),
+    );
   }
   return inputs;
 }
