@@ -20,5 +20,9 @@ VOLUME ["/data"]
 EXPOSE 8000
 # V8's background threads sized to the cores (cores - 1), not Node's fixed 4: on 2 cores the four
 # competed with the request and parse threads for 14 % more CPU (docs/benchmarks.md).
+# Buffers of 256 KiB and more get their own mappings, given back when freed: glibc's default raises
+# that threshold after each large free, and then the transient buffers of a large ingestion stay in
+# the heap, fragmented, once it is done (docs/benchmarks.md, ingestMemory).
+ENV MALLOC_MMAP_THRESHOLD_=262144
 ENTRYPOINT ["node", "--v8-pool-size=0", "dist/src/cli/main.js"]
 CMD ["serve"]

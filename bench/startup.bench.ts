@@ -19,6 +19,7 @@ import {
   machine,
   median,
   report,
+  START_ENV,
   START_NODE_OPTIONS,
   taskLifecycle,
 } from './support.js';
@@ -101,7 +102,7 @@ async function startOnce(
 ): Promise<{ ms: number; phases: Phases | null; stop: () => Promise<void> }> {
   const started = performance.now();
   const child = spawn(process.execPath, [...START_NODE_OPTIONS, cli, 'serve'], {
-    env: { ...process.env, DATA_DIR: folder, PORT: String(PORT), LOG_LEVEL: 'info' },
+    env: { ...process.env, ...START_ENV, DATA_DIR: folder, PORT: String(PORT), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let phases: Phases | null = null;

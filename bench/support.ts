@@ -44,17 +44,28 @@ export function build(): void {
 /** The compiled CLI (`npm run build` first). */
 export const COMPILED_CLI = join(import.meta.dirname, '..', 'dist', 'src', 'cli', 'main.js');
 
-/**
- * The Node options `npm start` gives the server (package.json's start script), so that benchmarks
- * measure the process users run.
- */
-export const START_NODE_OPTIONS: string[] = (() => {
+/** `npm start`'s command line (package.json's start script), split into words. */
+const START_WORDS: string[] = (() => {
   const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const words = (manifest.scripts['start'] ?? '').split(/\s+/);
-  return words.slice(1, words.indexOf('dist/src/cli/main.js')).filter((word) => word.startsWith('--'));
+  return (manifest.scripts['start'] ?? '').split(/\s+/);
 })();
+
+/**
+ * The Node options `npm start` gives the server, so that benchmarks measure the process users run.
+ */
+export const START_NODE_OPTIONS: string[] = START_WORDS.slice(
+  START_WORDS.indexOf('node') + 1,
+  START_WORDS.indexOf('dist/src/cli/main.js'),
+).filter((word) => word.startsWith('--'));
+
+/** The environment `npm start` sets before `node` (glibc's malloc settings). */
+export const START_ENV: Record<string, string> = Object.fromEntries(
+  START_WORDS.slice(0, Math.max(0, START_WORDS.indexOf('node')))
+    .filter((word) => /^[A-Z_]+=/.test(word))
+    .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+);
 
 /** Runs `archivist …args` on `dataDir`, as an administrator would: its output, or an error with its stderr. */
 export function archivistCli(dataDir: string): (...args: string[]) => string {
@@ -77,7 +88,7 @@ export async function serveCompiled(
   env: Record<string, string>,
 ): Promise<{ process: ChildProcess; stop(): Promise<void> }> {
   const server = spawn(process.execPath, [...START_NODE_OPTIONS, COMPILED_CLI, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...process.env, ...START_ENV, ...env, PORT: String(port) },
     stdio: 'ignore',
   });
   for (;;) {

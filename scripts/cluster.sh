@@ -150,7 +150,7 @@ prepare_roles() {
       write_launch "$name" "unset EVENTSTORE_URL
 $(role_environment)
 export DATA_DIR='$dir/$name/data' HOST=127.0.0.1 PORT=$port LOG_LEVEL=\${LOG_LEVEL:-info}
-cd '$here' && exec node --v8-pool-size=0 dist/src/cli/main.js $command"
+cd '$here' && MALLOC_MMAP_THRESHOLD_=262144 exec node --v8-pool-size=0 dist/src/cli/main.js $command"
     done
   done
   api_urls=${urls# }

@@ -225,8 +225,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     // Measured after the worker's own full collection: ordinary documents leave it within ~40 MB of
     // its warm footprint (a 54-page PDF 27 MB, a 200-page PDF 39 MB, a 50-page DOCX 7 MB), and a
     // replacement costs ~50-65 MB more than that until it settles, so recycling pays only above it;
-    // a large document leaves hundreds of MB that only ending the thread gives back.
-    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 5_000 },
+    // a large document leaves hundreds of MB that only ending the thread gives back, also when its
+    // footprint after the collection looks small (its heap stays committed): a job estimated at a
+    // quarter of the default budget or more ends its worker.
+    recycle: { aboveBytes: 64 * 1024 * 1024, afterJobs: 5_000, afterCostBytes: 128 * 1024 * 1024 },
     tableCaps: {
       maxRows: config.parseMaxRows,
       maxRowFields: config.parseMaxRowFields,

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --v8-pool-size=0
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=262144 node --v8-pool-size=0
 import { parseArgs } from 'node:util';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config.js';
 import { hostname } from 'node:os';

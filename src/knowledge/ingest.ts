@@ -16,6 +16,7 @@ import type { ParseJob, SectionsResult } from '../parsing/job.js';
 import { PoolBusyError, type ParsePool } from '../parsing/worker/parsePool.js';
 import type { EmbeddingCache } from './embeddingCache.js';
 import { embedWithCache } from './embedChunks.js';
+import { contentHashOf } from '../text/contentHash.js';
 
 /** What ingesting one file or page came to: the spec's ingestion result, in camelCase. */
 export interface IngestionOutcome {
@@ -123,7 +124,6 @@ const BUSY_RETRY_MS = 2_000;
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** Whitespace-insensitive: the same text re-exported or re-wrapped is the same content. */
 /**
  * A uniqueness key within a collection: duplicates are found inside the collection a document goes
  * to, so that an upload elsewhere learns nothing of a private collection (not even that it holds the
@@ -131,10 +131,6 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
  */
 function scoped(collection: string | undefined, key: string): string {
   return collection === undefined || collection === DEFAULT_COLLECTION ? key : `${collection}\n${key}`;
-}
-
-export function contentHashOf(text: string): string {
-  return sha256(text.normalize('NFC').replace(/\s+/g, ' ').trim());
 }
 
 export function failedOutcome(title: string, error: string): IngestionOutcome {
@@ -219,10 +215,15 @@ function chunkInputs(result: SectionsResult): ChunkInput[] {
  * becomes `success: false` with the reason, and nothing is stored.
  */
 export function createIngestor(deps: IngestDeps) {
+  /**
+   * Parses and chunks the input in a parse worker. Its memory reservation is held past the parse
+   * (`release` gives it back): chunking, embedding and recording a document take memory of the same
+   * order as parsing it, so the next large document waits until this one is stored, not just parsed.
+   */
   async function parse(
     input: IngestInput,
     stages: ReturnType<typeof stageReporter>,
-  ): Promise<SectionsResult> {
+  ): Promise<{ parsed: SectionsResult; release(): void }> {
     const job: ParseJob = {
       kind: 'sections',
       fileName: input.fileName,
@@ -231,14 +232,16 @@ export function createIngestor(deps: IngestDeps) {
       cleaning: { removeUrls: false, normalizeArabic: false },
       limits: { ...DEFAULT_PARSE_LIMITS, maxInputBytes: deps.maxInputBytes },
       chunking: { ...INGEST_CHUNKING },
-      includeFullText: true,
+      includeFullText: false,
+      forStorage: true,
     };
     // A busy parser is a reason to wait, not to record the document as failed: ingestion runs in
     // the background, and its concurrency is bounded by the job type's.
     for (;;) {
+      const run = deps.parser.run(job, input.signal, { holdReservation: true });
       try {
         let result: SectionsResult | null = null;
-        for await (const event of deps.parser.run(job, input.signal)) {
+        for await (const event of run) {
           if (event.type === 'result') result = event.result as SectionsResult;
           else if (event.type === 'stage') await stages.ended(event.stage, event.ms);
           else if (event.type === 'pageParsed') {
@@ -247,8 +250,9 @@ export function createIngestor(deps: IngestDeps) {
           }
         }
         if (!result) throw new Error('the parse job ended without a result');
-        return result;
+        return { parsed: result, release: () => run.releaseReservation() };
       } catch (error) {
+        run.releaseReservation();
         if (!(error instanceof PoolBusyError)) throw error;
         await sleep(BUSY_RETRY_MS, undefined, { signal: input.signal });
       }
@@ -340,13 +344,30 @@ export function createIngestor(deps: IngestDeps) {
     const stages = stageReporter(input, timings);
 
     // detect → parse → clean → chunk
-    let parsed: SectionsResult;
+    let parsing: { parsed: SectionsResult; release(): void } | null;
     try {
-      parsed = await parse(input, stages);
+      parsing = await parse(input, stages);
     } catch (error) {
       if (input.signal.aborted) throw error;
       return { ...failedOutcome(input.fileName, (error as Error).message), timings };
     }
+    const { release } = parsing;
+    try {
+      return await store(input, parsing.parsed, stages, timings);
+    } finally {
+      // Nothing here holds the parse's result any more when its memory is given back.
+      parsing = null;
+      release();
+    }
+  };
+
+  /** The stages after the parse: claim → embed → index → done. */
+  async function store(
+    input: IngestInput,
+    parsed: SectionsResult,
+    stages: ReturnType<typeof stageReporter>,
+    timings: StageTimings,
+  ): Promise<IngestionOutcome> {
     const title = parsed.document.metadata.title || input.fileName;
     const chunks = chunkInputs(parsed);
     if (chunks.length === 0)
@@ -421,7 +442,7 @@ export function createIngestor(deps: IngestDeps) {
       }
       throw error;
     }
-  };
+  }
 
   /**
    * Claims the document's source and content, or says why there is nothing to store: a duplicate,
@@ -442,7 +463,8 @@ export function createIngestor(deps: IngestDeps) {
         metadata: Metadata;
       }
   > {
-    const contentHash = contentHashOf(parsed.fullText ?? chunks.map((chunk) => chunk.text).join('\n'));
+    const contentHash =
+      parsed.contentHash ?? contentHashOf(parsed.fullText ?? chunks.map((chunk) => chunk.text).join('\n'));
     const metadata: Metadata = {
       ...deps.metadata(input.caller),
       ...(input.taskId ? { causationId: `${TASK_CAUSE}${input.taskId}` } : {}),

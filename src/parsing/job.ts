@@ -14,6 +14,7 @@ import { renderFullText } from './render/renderFullText.js';
 import { buildLlmReady } from './summarize/llmReady.js';
 import type { Summarizer } from './summarize/summarizer.js';
 import { createChannel } from './worker/channel.js';
+import { contentHashOf } from '../text/contentHash.js';
 
 /** Models and engines a job may call; created once per process (or worker thread). */
 export interface ParseServices {
@@ -39,7 +40,17 @@ interface JobBase {
 /** What the `/parse*` endpoints ask of the pipeline. */
 export type ParseJob =
   | (JobBase & { kind: 'parse'; includeTables: boolean; includeImages: boolean; summarize: boolean })
-  | (JobBase & { kind: 'sections'; chunking: ChunkingRequest; includeFullText: boolean })
+  | (JobBase & {
+      kind: 'sections';
+      chunking: ChunkingRequest;
+      includeFullText: boolean;
+      /**
+       * For storing the chunks, not showing the document: the result's document comes without its
+       * pages and blocks, and carries the text's content hash (`contentHashOf`) instead of the
+       * text, so that a large document crosses to the main thread once, as its chunks.
+       */
+      forStorage?: boolean;
+    })
   | (JobBase & { kind: 'stream'; chunking: ChunkingRequest })
   | (JobBase & { kind: 'incremental'; chunking: ChunkingRequest });
 
@@ -56,6 +67,8 @@ export interface SectionsResult {
   chunks: Chunk[];
   stats: ChunkingStats;
   fullText: string | null;
+  /** The full text's `contentHashOf`, for a job `forStorage`. */
+  contentHash?: string;
 }
 
 /** The stages of turning bytes into chunks, as a sections job reports them. */
@@ -184,11 +197,19 @@ export async function* runParseJob(
         ...job.chunking,
         documentId: documentId(job.bytes),
       });
-      const fullText = job.includeFullText
-        ? renderFullText(document, { includeTables: true, includeImages: true })
-        : null;
+      const wholeText =
+        job.includeFullText || job.forStorage
+          ? renderFullText(document, { includeTables: true, includeImages: true })
+          : null;
       yield { type: 'stage', stage: 'chunk', ms: performance.now() - started };
-      yield { type: 'result', result: { document, chunks, stats, fullText } };
+      if (job.forStorage) {
+        const contentHash = contentHashOf(wholeText ?? '');
+        const metadataOnly = { ...document, pages: [], blocks: [] };
+        const fullText = job.includeFullText ? wholeText : null;
+        yield { type: 'result', result: { document: metadataOnly, chunks, stats, fullText, contentHash } };
+        return;
+      }
+      yield { type: 'result', result: { document, chunks, stats, fullText: wholeText } };
       return;
     }
     case 'stream': {

@@ -105,6 +105,7 @@ describe('parse memory budget over HTTP', function () {
         started.catch(() => undefined);
         return {
           started,
+          releaseReservation: () => undefined,
           async *[Symbol.asyncIterator]() {
             yield* [];
             throw refusal;

@@ -1,7 +1,8 @@
 /**
  * A stand-in for the parse worker that speaks its protocol but parses nothing, so pool tests decide
  * when each job ends. A job named `hold-…` stays running until the test posts its name on the
- * `fake-parse-worker` broadcast channel (before or after the job arrives); any other job ends at once. Every job first reports the
+ * `fake-parse-worker` broadcast channel (before or after the job arrives); a job named `fail-…` fails;
+ * any other job ends at once. Every job first reports the
  * worker's thread id (as its metadata title) so a test can tell threads apart. The footprint a job
  * reports is the number after `footprint-` in its name (0 otherwise); a warm worker reports 0.
  */
@@ -70,6 +71,10 @@ port.on('message', (message: ToWorker) => {
       totalPages: 1,
     },
   });
-  if (job.fileName.startsWith('hold-') && !early.delete(job.fileName)) held.set(job.fileName, id);
+  if (job.fileName.startsWith('fail-')) {
+    jobs.delete(id);
+    post({ type: 'error', id, code: 'corrupt_document', message: 'the test says it is broken' });
+    post({ type: 'idle', footprint: 0 });
+  } else if (job.fileName.startsWith('hold-') && !early.delete(job.fileName)) held.set(job.fileName, id);
   else end(id);
 });

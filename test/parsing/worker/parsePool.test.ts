@@ -201,4 +201,44 @@ describe('parse pool admission and recycling', function () {
     expect(threads[2]).to.not.equal(threads[1]);
     expect(parser.stats().recycled).to.equal(1);
   });
+
+  it("keeps a held job's memory after its parse until its caller gives it back, while its worker takes other jobs", async () => {
+    parser = pool({ size: 2 });
+    const signal = new AbortController().signal;
+    const held = parser.run(job('stored-cost-70'), signal, { holdReservation: true });
+    expect((await outcome(held)).error).to.equal(null);
+    expect(parser.stats()).to.include({ running: 0, reservedBytes: 70 * MB });
+    // A small job fits beside the held memory and runs; a large one waits for it.
+    expect((await outcome(parser.run(job('small-cost-20'), signal))).error).to.equal(null);
+    const large = parser.run(job('large-cost-40'), signal);
+    const started = { large: false };
+    void large.started.then(() => (started.large = true));
+    await until(() => parser.stats().queued === 1);
+    expect(started.large).to.equal(false);
+    held.releaseReservation();
+    held.releaseReservation();
+    expect((await outcome(large)).error).to.equal(null);
+    expect(parser.stats()).to.include({ running: 0, queued: 0, reservedBytes: 0 });
+  });
+
+  it("gives back a held job's memory when its parse fails and its caller releases it", async () => {
+    parser = pool({ size: 1 });
+    const signal = new AbortController().signal;
+    const failing = parser.run(job('fail-cost-60'), signal, { holdReservation: true });
+    expect((await outcome(failing)).error).to.not.equal(null);
+    expect(parser.stats().reservedBytes).to.equal(60 * MB);
+    failing.releaseReservation();
+    expect(parser.stats().reservedBytes).to.equal(0);
+  });
+
+  it('replaces a worker after a job estimated at afterCostBytes or more', async () => {
+    parser = pool({ size: 1, recycle: { aboveBytes: 64 * MB, afterJobs: 1_000, afterCostBytes: 50 * MB } });
+    const signal = new AbortController().signal;
+    const first = await outcome(parser.run(job('modest-cost-49'), signal));
+    const second = await outcome(parser.run(job('big-cost-50'), signal));
+    expect(threadOf(second.events)).to.equal(threadOf(first.events));
+    const third = await outcome(parser.run(job('after'), signal));
+    expect(threadOf(third.events)).to.not.equal(threadOf(second.events));
+    expect(parser.stats().recycled).to.equal(1);
+  });
 });
