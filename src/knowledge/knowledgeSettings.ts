@@ -46,7 +46,7 @@ const PARSE_MEMORY_BUDGET_MB = integer('PARSE_MEMORY_BUDGET_MB', {
   min: 1,
   max: 1_048_576,
   meaning:
-    'Memory all documents parsed at once may take. Each parse reserves its estimated cost first (from the file size, the ZIP parts it will inflate, pages, pixels); one estimated above the budget is refused at once (413), others wait their turn, or get 503 with `Retry-After` when the queue is full.',
+    'Memory all documents parsed at once may take, and documents being ingested until they are stored. Each parse reserves its estimated cost first (from the file size, the ZIP parts it will inflate, pages, pixels); one estimated above the budget is refused at once (413), others wait their turn, or get 503 with `Retry-After` when the queue is full. An ingestion keeps its reservation until its document is stored.',
 });
 const PARSE_MAX_ROWS = integer('PARSE_MAX_ROWS', {
   default: '1048576',

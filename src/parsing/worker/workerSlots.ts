@@ -134,12 +134,16 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
     return slot;
   }
 
-  function retire(slot: Slot): void {
+  /**
+   * Ends a worker; a warmed pool starts a warm replacement at once, unless `replace` is false: then
+   * one starts when a job needs it.
+   */
+  function retire(slot: Slot, replace = true): void {
     slot.dead = true;
     const index = slots.indexOf(slot);
     if (index !== -1) slots.splice(index, 1);
     void slot.worker.terminate();
-    if (warmed && !closed && slots.length < options.size) void warmSlot(spawn());
+    if (replace && warmed && !closed && slots.length < options.size) void warmSlot(spawn());
   }
 
   function settle(running: Running, outcome: { error: unknown } | null): void {
@@ -175,7 +179,9 @@ export function createWorkerSlots(options: WorkerSlotsOptions): WorkerSlots {
       },
       'recycling a parse worker',
     );
-    retire(slot);
+    // After a large job the next one is likely large too and waits for its memory anyway: a warm
+    // replacement loading its parsers meanwhile would only add its footprint (~70 MB) to the peak.
+    retire(slot, !largeJob);
   }
 
   function stopMessage(reason: 'aborted' | 'timeout'): string {
