@@ -17,6 +17,9 @@ import { scrapeRoutes } from './retrieval/scrape.js';
 import { searchRoutes } from './retrieval/search.js';
 import { uploadRoutes } from './retrieval/upload.js';
 import { buildOpenApi } from './openapi.js';
+import { openaiErrorSchema } from './openai/openaiError.js';
+import { openaiRoutes } from './openai/openaiRoutes.js';
+import { CONVERSATIONS } from '../projections/conversationsProjection.js';
 import { requestContext } from './requestContext.js';
 import type { Route } from './route.js';
 import { eventRoutes } from './retrieval/events.js';
@@ -27,6 +30,8 @@ import { taskRoutes } from './retrieval/tasks.js';
 
 const RETRIEVAL_PREFIX = '/api/v1';
 const ASSISTANT_ROUTE_PREFIX = '/api/method';
+/** Where OpenAI's clients find the chat completions wire (their `baseURL` ends in /v1). */
+const OPENAI_PREFIX = '/v1';
 
 /** Health probes, which load balancers call every few seconds: logged at debug, not info. */
 const QUIET_PATHS: ReadonlySet<string> = new Set([
@@ -143,6 +148,20 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     log: deps.log.child({ component: 'rate_limits' }),
   });
   mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, { ...limits, rateLimit }, fixed);
+  const openaiWire = openaiRoutes({
+    chat: deps.chat,
+    conversations: deps.conversations,
+    maxTokensLimit: deps.config.llmMaxTokens,
+    sseKeepAliveMs: deps.config.sseKeepAliveMs,
+    startedAt: new Date(),
+    async conversationsCaughtUp(position) {
+      await deps.behind(position, {
+        projections: [CONVERSATIONS],
+        timeoutMs: deps.config.readYourWritesTimeoutMs,
+      });
+    },
+  });
+  mountRoutes(router, OPENAI_PREFIX, openaiWire, { ...limits, rateLimit }, fixed);
 
   let openapi: unknown = null;
   const describe = (): unknown =>
@@ -151,7 +170,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
         title: 'Archivist',
         version: deps.version,
         description:
-          'An AI assistant and a knowledge base an organisation can trust. Retrieval API under /api/v1; Assistant method API under /api/method/assistant.api.<endpoint>.',
+          'An AI assistant and a knowledge base an organisation can trust. Retrieval API under /api/v1; Assistant method API under /api/method/assistant.api.<endpoint>; the OpenAI chat completions wire under /v1.',
       },
       [
         {
@@ -167,6 +186,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
           security: [{ SessionCookie: [] }, { ApiKeyPair: [] }, ...(verifyJwt ? [{ BearerJwt: [] }] : [])],
           errorSchema: assistantErrorSchema,
         },
+        {
+          prefix: OPENAI_PREFIX,
+          routes: openaiWire,
+          security: [{ ApiKeyPair: [] }, { BearerKeyPair: [] }, ...(verifyJwt ? [{ BearerJwt: [] }] : [])],
+          errorSchema: openaiErrorSchema,
+        },
       ],
     ));
 
@@ -174,7 +199,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ctx.body = {
       name: 'Archivist',
       version: deps.version,
-      apis: { retrieval: RETRIEVAL_PREFIX, assistant: `${ASSISTANT_ROUTE_PREFIX}/assistant.api.<endpoint>` },
+      apis: {
+        retrieval: RETRIEVAL_PREFIX,
+        assistant: `${ASSISTANT_ROUTE_PREFIX}/assistant.api.<endpoint>`,
+        openai: OPENAI_PREFIX,
+      },
       docs: '/docs',
       redoc: '/redoc',
       openapi: '/openapi.json',
@@ -183,7 +212,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   mountDocs(router, describe);
 
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
-  app.use(errorHandler(ASSISTANT_ROUTE_PREFIX));
+  app.use(errorHandler(ASSISTANT_ROUTE_PREFIX, OPENAI_PREFIX));
   // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
   // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
   // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
@@ -200,6 +229,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       exempt: assistantRoutes
         .filter((route) => route.public)
         .map((route) => `${ASSISTANT_ROUTE_PREFIX}${route.path}`),
+    }),
+  );
+  // The OpenAI wire acts for a user as the Assistant API does, with the same credentials.
+  app.use(
+    guardPrefixes(assistantAuth({ users: deps.users, sessions: deps.sessions, verifyJwt }), {
+      protect: [`${OPENAI_PREFIX}/`],
+      exempt: [],
     }),
   );
   app.use(serveFixedRoutes(fixed));

@@ -3,6 +3,7 @@ import { NO_TOKENS, tokensUsedSchema } from './assistant/envelope.js';
 import { HttpError, toHttpError } from './httpError.js';
 import type { Schema } from './route.js';
 import type { RequestState } from './mountRoutes.js';
+import { openaiError, openaiStatus } from './openai/openaiError.js';
 
 /** The Retrieval API's error body. `errors` lists each invalid field of a validation error. */
 function retrievalError(error: HttpError): Record<string, unknown> {
@@ -63,12 +64,13 @@ function assistantError(error: HttpError): Record<string, unknown> {
 
 /**
  * Turns every error into the owning API's error shape (the Assistant API's under `assistantPrefix`,
- * the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
+ * OpenAI's under `openaiPrefix`, the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
  * logged here, once: 503 and 504 (a dependency down or slow) at warn, other 5xx (a bug, a model
  * refusing our requests) with the stack at error, client errors at info.
  */
-export function errorHandler(assistantPrefix: string): Middleware {
+export function errorHandler(assistantPrefix: string, openaiPrefix: string): Middleware {
   const isAssistantPath = (path: string): boolean => path.startsWith(`${assistantPrefix}/`);
+  const isOpenAiPath = (path: string): boolean => path.startsWith(`${openaiPrefix}/`);
   return async (ctx, next) => {
     try {
       await next();
@@ -91,8 +93,13 @@ export function errorHandler(assistantPrefix: string): Middleware {
         log.info({ status: error.status, type: error.type, detail: error.message }, 'request rejected');
       }
       if (ctx.headerSent) return;
-      ctx.status = error.status;
-      ctx.body = isAssistantPath(ctx.path) ? assistantError(error) : retrievalError(error);
+      if (isOpenAiPath(ctx.path)) {
+        ctx.status = openaiStatus(error.status);
+        ctx.body = openaiError(error);
+      } else {
+        ctx.status = error.status;
+        ctx.body = isAssistantPath(ctx.path) ? assistantError(error) : retrievalError(error);
+      }
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     }
   };

@@ -73,6 +73,10 @@ function bodyRequired(route: Route): boolean {
  * A Server-Sent Events response as OpenAPI tools read it: each event an object whose `data` is a
  * JSON text (described by the route's schema, when it gives more than "a string").
  */
+/** A response body's schema as published: an event stream's events, or the body itself. */
+const contentSchema = (contentType: string | undefined, schema: Schema | undefined): Schema =>
+  contentType === 'text/event-stream' ? sseEventSchema(schema) : (schema ?? {});
+
 function sseEventSchema(data: Schema | undefined): Schema {
   const described =
     data && !(Object.keys(data).length === 1 && (data as { type?: unknown }).type === 'string');
@@ -156,11 +160,18 @@ export function buildOpenApi(
               ? {
                   content: {
                     [response.contentType ?? 'application/json']: {
-                      schema:
-                        response.contentType === 'text/event-stream'
-                          ? sseEventSchema(response.schema)
-                          : (response.schema ?? {}),
+                      schema: contentSchema(response.contentType, response.schema),
                     },
+                    ...(response.alternative
+                      ? {
+                          [response.alternative.contentType]: {
+                            schema: contentSchema(
+                              response.alternative.contentType,
+                              response.alternative.schema,
+                            ),
+                          },
+                        }
+                      : {}),
                   },
                 }
               : {}),
@@ -227,6 +238,12 @@ export function buildOpenApi(
           name: 'Authorization',
           description:
             '`token <key>:<secret>`, a key pair from `archivist users key NAME` (Assistant API; on the Retrieval API it reads as that user)',
+        },
+        BearerKeyPair: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            '`Bearer <key>:<secret>`: a key pair as OpenAI clients send their API key (the OpenAI wire; the other APIs take it too)',
         },
         BearerJwt: {
           type: 'http',

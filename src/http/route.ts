@@ -14,6 +14,8 @@ export interface ResponseSpec {
   schema?: Schema;
   /** Default application/json. */
   contentType?: string;
+  /** The same status in another content type the request may ask for (a stream of events, say). */
+  alternative?: { contentType: string; schema?: Schema };
 }
 
 export interface UploadedFile {

@@ -6,6 +6,8 @@ import { type HttpError, toHttpError } from './httpError.js';
 export interface SseStream {
   /** Writes one event; `data` is serialised as JSON on one line. */
   send(event: { data: unknown; event?: string; id?: string | number }): void;
+  /** Writes one event whose data is `text` as it is (OpenAI's `[DONE]`). */
+  sendRaw(text: string): void;
   /**
    * Resolves when the client has taken what was sent (at once when little is buffered), or the
    * stream ended: a producer that can outrun its client (a replay of the whole log) awaits it.
@@ -47,6 +49,9 @@ export function openSse(ctx: Context, signal: AbortSignal, keepAliveMs: number):
       if (event) frame += `event: ${event}\n`;
       frame += `data: ${JSON.stringify(data)}\n\n`;
       stream.write(frame);
+    },
+    sendRaw(text) {
+      if (!stream.writableEnded) stream.write(`data: ${text}\n\n`);
     },
     drained() {
       if (stream.writableEnded || !stream.writableNeedDrain) return Promise.resolve();

@@ -85,12 +85,13 @@ describe('OpenAPI and documentation pages', () => {
     await app.http.get('/docs/../package.json').expect(404);
   });
 
-  it('answers / with links to both APIs and the docs', async () => {
+  it('answers / with links to the APIs and the docs', async () => {
     const { body } = await app.http.get('/').expect(200);
     expect(body).to.include({ name: 'Archivist', docs: '/docs', redoc: '/redoc', openapi: '/openapi.json' });
     expect(body.apis).to.deep.equal({
       retrieval: '/api/v1',
       assistant: '/api/method/assistant.api.<endpoint>',
+      openai: '/v1',
     });
   });
 });

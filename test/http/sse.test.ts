@@ -10,6 +10,7 @@ function recordingStream() {
   const ended = new Promise<void>((resolve) => (closed = resolve));
   const stream: SseStream = {
     send: ({ data, event }) => void sent.push({ data, event }),
+    sendRaw: (text) => void sent.push({ data: text }),
     drained: () => Promise.resolve(),
     close: () => closed(),
   };

@@ -101,8 +101,8 @@ export function requireAdmin(principal: Principal, what: string): void {
 }
 
 /**
- * The principal an `Authorization` header names: `token <keyId>:<secret>` (an API key pair) or
- * `Bearer <JWT>` (when JWT settings are configured). Invalid credentials are a 401 with
+ * The principal an `Authorization` header names: `token <keyId>:<secret>` or `Bearer <keyId>:<secret>`
+ * (an API key pair) or `Bearer <JWT>` (when JWT settings are configured). Invalid credentials are a 401 with
  * `WWW-Authenticate`. Both APIs take it: the Assistant API for every request, the Retrieval API
  * beside its `X-API-Key` (a user's reads then see what that user may see).
  */
@@ -116,7 +116,9 @@ export function authorizationCheck(
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : header.slice(space + 1).trim();
-    if (scheme === 'token') {
+    // OpenAI's clients send their key as a bearer token: a key pair there is a key pair (a JWT
+    // never holds a colon).
+    if (scheme === 'token' || (scheme === 'bearer' && value.includes(':'))) {
       const principal = await deps.users.checkApiKey(value);
       if (!principal) {
         throw unauthorized(
