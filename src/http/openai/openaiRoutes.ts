@@ -265,6 +265,10 @@ export function openaiRoutes(deps: OpenAiRouteDeps): Route[] {
       },
       responses: {
         200: { description: 'The model', schema: modelSchema },
+        400: {
+          description: 'Invalid parameters (OpenAI answers them 400, not 422)',
+          schema: openaiErrorSchema,
+        },
         404: { description: 'No such model', schema: openaiErrorSchema },
       },
       async handle({ params }) {
