@@ -1,5 +1,6 @@
 #!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=262144 node --v8-pool-size=0
 import { parseArgs } from 'node:util';
+import { VERSION } from '../version.js';
 import { ConfigError, isEmbedded, loadConfig, type Config } from '../config.js';
 import { hostname } from 'node:os';
 import { DataDirLockedError, lockDataDir } from '../dataDirLock.js';
@@ -22,6 +23,7 @@ import { COLLECTIONS_USAGE, collectionsCommand, CollectionsUsageError } from './
 const USAGE = `archivist — an AI assistant and knowledge base you can trust
 
 Usage: archivist [command] [options]
+       archivist --version | --help
 
 Commands:
   serve                 Run Archivist (default): the HTTP APIs. With everything embedded (the default
@@ -60,6 +62,7 @@ function parseCommandLine() {
         admin: { type: 'boolean', default: false },
         'password-stdin': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
       },
     });
   } catch (error) {
@@ -72,6 +75,10 @@ async function main(): Promise<number> {
   const [command = 'serve', ...rest] = positionals;
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values.version || command === 'version') {
+    process.stdout.write(`archivist ${VERSION}\n`);
     return 0;
   }
   const config = loadConfig();

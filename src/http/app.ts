@@ -170,7 +170,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
         title: 'Archivist',
         version: deps.version,
         description:
-          'An AI assistant and a knowledge base an organisation can trust. Retrieval API under /api/v1; Assistant method API under /api/method/assistant.api.<endpoint>; the OpenAI chat completions wire under /v1.',
+          // Code spans: the pages render the description as Markdown, where <endpoint> would be an HTML tag.
+          'An AI assistant and a knowledge base an organisation can trust. Retrieval API under `/api/v1`; Assistant method API under `/api/method/assistant.api.<endpoint>`; the OpenAI chat completions wire under `/v1`.',
       },
       [
         {

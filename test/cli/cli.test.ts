@@ -1,5 +1,5 @@
 import { runCli } from '../support/runCli.js';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -82,6 +82,21 @@ describe('archivist CLI', function () {
       'TaskCancelled',
     ]);
     expect(run(['events', 'task-none'], { DATA_DIR: dataDir }).stdout).to.equal('');
+  });
+
+  it('says its version, with --version, -v or version, and touches no data', () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    const empty = join(dataDir, 'never-created');
+    for (const args of [['--version'], ['-v'], ['version']]) {
+      const result = run(args, { DATA_DIR: empty });
+      expect(result.status, args.join(' ')).to.equal(0);
+      expect(result.stdout).to.equal(`archivist ${version}\n`);
+    }
+    expect(existsSync(empty)).to.equal(false);
   });
 
   it('reports statistics as JSON', () => {

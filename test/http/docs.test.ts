@@ -14,6 +14,9 @@ describe('OpenAPI and documentation pages', () => {
     const { body } = await app.http.get('/openapi.json').expect(200);
     expect(body.openapi).to.equal('3.1.0');
     expect(body.info.version).to.equal(app.runtime.version);
+    // Rendered as Markdown by the docs pages: a bare <endpoint> would vanish as an HTML tag.
+    expect(body.info.description).to.include('`/api/method/assistant.api.<endpoint>`');
+    expect(body.info.description.replace(/`[^`]*`/g, '')).not.to.match(/<[a-z]/);
     expect(Object.keys(body.paths)).to.include.members([
       '/api/v1/health',
       '/api/v1/health/ready',
