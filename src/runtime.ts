@@ -28,6 +28,7 @@ import type { EventStore } from './eventStore/eventStore.js';
 import type { ComponentHealth, HealthCheck } from './health.js';
 import { createKnowledgeUseCases, type KnowledgeUseCases } from './knowledge/knowledgeUseCases.js';
 import { createKnowledgeBase, type KnowledgeBase } from './knowledge/knowledgeBase.js';
+import { createMetrics, instrumentedModels, type Metrics } from './metrics/metrics.js';
 import { createModels } from './models/fromConfig.js';
 import { createAddressPolicy } from './scrape/addressPolicy.js';
 import { VECTORS_PROJECTION } from './knowledge/vectorProjector.js';
@@ -80,6 +81,7 @@ import { toolsModule, toolsParts } from './tools/toolsModule.js';
 import { usersModule } from './users/usersModule.js';
 import { settingsModule } from './settings/settingsModule.js';
 import { onboardingModule, onboardingParts } from './onboarding/onboardingModule.js';
+import { TASKS } from './projections/tasksProjection.js';
 export interface RuntimeOptions {
   log: Logger;
   /** Job types this process can run (the product's, and tests' own). */
@@ -92,6 +94,8 @@ export interface Runtime {
   log: Logger;
   version: string;
   clock: Clock;
+  /** The process's Prometheus metrics (`GET /metrics`). */
+  metrics: Metrics;
   eventStore: EventStore;
   bus: Bus;
   readStore: ReadStore;
@@ -250,7 +254,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     },
   });
 
-  const models = createModels(config, log.child({ component: 'models' }));
+  const metrics = createMetrics();
+  const models = instrumentedModels(createModels(config, log.child({ component: 'models' })), metrics);
   const tasks = createCommandService(taskAggregate, { eventStore, clock });
   const knowledge = createKnowledgeBase({
     purgeTask: (taskId, caller) => tasks.execute('PurgeTask', { taskId }, caller),
@@ -271,6 +276,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
       projections.waitFor(position, { projections: names, timeoutMs }),
     parser,
     ...models,
+    observeIngestion: (timings) => metrics.observeIngestion(timings),
     scrape: {
       policy: createAddressPolicy(config.scrapeAllowedHosts),
       maxBytes: config.scrapeMaxBytes,
@@ -454,11 +460,29 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ...searchIndexChecks(readStore),
   ];
 
+  metrics.readFrom({
+    async openTasks() {
+      const [pending, running] = await Promise.all([
+        readModels.count(TASKS, { status: 'pending' }),
+        readModels.count(TASKS, { status: 'running' }),
+      ]);
+      return { pending, running };
+    },
+    async projectionLag() {
+      const [head, positions] = await Promise.all([eventStore.headPosition(), projections.positions()]);
+      return positions.map((position) => ({
+        projection: position.name,
+        events: Math.max(0, head - Math.max(0, position.position)),
+      }));
+    },
+  });
+
   return {
     config,
     log,
     version: VERSION,
     clock,
+    metrics,
     eventStore,
     bus,
     readStore,

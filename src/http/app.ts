@@ -21,6 +21,7 @@ import { openaiErrorSchema } from './openai/openaiError.js';
 import { openaiRoutes } from './openai/openaiRoutes.js';
 import { CONVERSATIONS } from '../projections/conversationsProjection.js';
 import { requestContext } from './requestContext.js';
+import { requestMetrics } from './requestMetrics.js';
 import type { Route } from './route.js';
 import { eventRoutes } from './retrieval/events.js';
 import { healthRoutes } from './retrieval/health.js';
@@ -37,6 +38,7 @@ const OPENAI_PREFIX = '/v1';
 const QUIET_PATHS: ReadonlySet<string> = new Set([
   `${RETRIEVAL_PREFIX}/health`,
   `${RETRIEVAL_PREFIX}/health/ready`,
+  '/metrics',
 ]);
 
 /** Where uploads wait while their request runs (swept at start-up: a killed process leaves some). */
@@ -66,6 +68,7 @@ export type AppDeps = Pick<
   | 'rateLimits'
   | 'settings'
   | 'onboarding'
+  | 'metrics'
 >;
 
 export interface AppOptions {
@@ -146,6 +149,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ...deps.rateLimits,
     fallback: createMemoryRateLimiter(),
     log: deps.log.child({ component: 'rate_limits' }),
+    onRefused: (kind) => deps.metrics.rateLimitRefused(kind),
   });
   mountRoutes(router, ASSISTANT_ROUTE_PREFIX, assistantRoutes, { ...limits, rateLimit }, fixed);
   const openaiWire = openaiRoutes({
@@ -211,15 +215,22 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     };
   });
   mountDocs(router, describe);
+  // Prometheus' text format; guarded like the Retrieval API (a service's X-API-Key when API_KEYS is set).
+  router.get('/metrics', async (ctx) => {
+    const { contentType, body } = await deps.metrics.scrape();
+    ctx.type = contentType;
+    ctx.body = body;
+  });
 
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
+  app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(ASSISTANT_ROUTE_PREFIX, OPENAI_PREFIX));
   // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
   // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
   // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
   app.use(
     guardPrefixes(apiKeyAuth(deps.config.apiKeys, userCredentials), {
-      protect: [`${RETRIEVAL_PREFIX}/`],
+      protect: [`${RETRIEVAL_PREFIX}/`, '/metrics'],
       exempt: [`${RETRIEVAL_PREFIX}/health`],
     }),
   );

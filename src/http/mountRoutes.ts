@@ -75,6 +75,8 @@ export interface RequestState {
   log: Logger;
   signal: AbortSignal;
   correlationId: string;
+  /** The matched route's method and path template (`GET /api/v1/tasks/{task_id}`), once routed. */
+  route?: string;
 }
 
 // Strings from URLs and forms are coerced to the declared types; JSON bodies must be typed right.
@@ -306,7 +308,14 @@ export function mountRoutes(
       body?.schema,
       'body',
     );
-    const middlewares: Middleware[] = [];
+    const template = `${route.method.toUpperCase()} ${prefix}${route.path}`;
+    // What the request metrics name it by (a template: ids in paths would make a series each).
+    const middlewares: Middleware[] = [
+      (ctx, next) => {
+        (ctx.state as RequestState).route = template;
+        return next();
+      },
+    ];
     // Before the body is read: a refused request costs no parsing.
     if (route.rateLimit && options.rateLimit) middlewares.push(options.rateLimit(route.rateLimit));
     if (body) {

@@ -110,6 +110,8 @@ export interface IngestDeps {
   abandonedClaimMs?: number;
   /** Waits between looks at a claim held by a running ingestion (tests shorten it). */
   claimPollMs?: number;
+  /** Told the stages each ingestion went through and how long each took (the metrics). */
+  observeStages?(timings: StageTimings): void;
 }
 
 export const SOURCE_RESERVATION = 'doc_source';
@@ -353,7 +355,9 @@ export function createIngestor(deps: IngestDeps) {
     }
     const { release } = parsing;
     try {
-      return await store(input, parsing.parsed, stages, timings);
+      const outcome = await store(input, parsing.parsed, stages, timings);
+      deps.observeStages?.(outcome.timings);
+      return outcome;
     } finally {
       // Nothing here holds the parse's result any more when its memory is given back.
       parsing = null;

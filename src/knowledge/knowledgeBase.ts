@@ -64,6 +64,8 @@ export interface KnowledgeBaseOptions {
   log: Logger;
   /** Purges a finished task's record (the tasks module's `PurgeTask`). */
   purgeTask: (taskId: string, caller: Caller) => Promise<unknown>;
+  /** Told the stages each ingestion went through, with their durations in ms (the metrics). */
+  observeIngestion?(timings: Partial<Record<string, number>>): void;
 }
 
 /**
@@ -129,6 +131,7 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     newId: options.newId,
     metadata: (caller: Caller) => metadataFor(caller, options.clock),
     clock: options.clock,
+    ...(options.observeIngestion ? { observeStages: options.observeIngestion } : {}),
     async taskAlive(taskId) {
       const task = await readModels.get<TaskView>(TASKS, taskId);
       if (!task) return null;

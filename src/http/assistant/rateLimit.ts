@@ -19,6 +19,8 @@ export interface RateLimitDeps {
    */
   fallback?: RateLimiter;
   log?: Logger;
+  /** Told of each refusal (the metrics). */
+  onRefused?(kind: RateLimitClass): void;
 }
 
 const seconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));
@@ -65,6 +67,7 @@ export function rateLimiting(deps: RateLimitDeps): (kind: RateLimitClass) => Mid
       const now = Date.now();
       const headers = headersOf(decision, now);
       if (!decision.allowed) {
+        deps.onRefused?.(kind);
         const retryAfter = Math.max(1, seconds(decision.retryAt - now));
         throw new HttpError(
           429,
