@@ -187,6 +187,11 @@ function inErrorShape(path: string, body: unknown): boolean {
     const message = (body as { message?: { success?: unknown; error?: { type?: unknown } } }).message;
     return message?.success === false && typeof message.error?.type === 'string';
   }
+  if (path.startsWith('/v1/')) {
+    // OpenAI's: {error: {message, type, param, code}}.
+    const error = (body as { error?: { message?: unknown; type?: unknown; code?: unknown } }).error;
+    return typeof error?.message === 'string' && typeof error.type === 'string' && 'code' in error;
+  }
   const error = body as { error?: unknown; status_code?: unknown };
   return typeof error.error === 'string' && typeof error.status_code === 'number';
 }
