@@ -85,7 +85,8 @@ const HISTORY_MESSAGES = 20;
 /** Characters of the first message a new conversation takes as its title. */
 const TITLE_CHARS = 80;
 
-function titleFrom(message: string): string {
+/** A conversation's title from its first message: one line, at most TITLE_CHARS. */
+export function titleFrom(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
   return line.length <= TITLE_CHARS ? line : `${line.slice(0, TITLE_CHARS - 1).trimEnd()}…`;
 }

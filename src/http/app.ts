@@ -235,19 +235,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     }),
   );
   app.use(
+    // The OpenAI wire acts for a user as the Assistant API does, with the same credentials.
     guardPrefixes(assistantAuth({ users: deps.users, sessions: deps.sessions, verifyJwt }), {
-      protect: [`${ASSISTANT_ROUTE_PREFIX}/`],
+      protect: [`${ASSISTANT_ROUTE_PREFIX}/`, `${OPENAI_PREFIX}/`],
       // Public routes (login, logout) need none; their paths are fixed, so exact paths are exempt.
       exempt: assistantRoutes
         .filter((route) => route.public)
         .map((route) => `${ASSISTANT_ROUTE_PREFIX}${route.path}`),
-    }),
-  );
-  // The OpenAI wire acts for a user as the Assistant API does, with the same credentials.
-  app.use(
-    guardPrefixes(assistantAuth({ users: deps.users, sessions: deps.sessions, verifyJwt }), {
-      protect: [`${OPENAI_PREFIX}/`],
-      exempt: [],
     }),
   );
   app.use(serveFixedRoutes(fixed));

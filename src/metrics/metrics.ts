@@ -83,16 +83,27 @@ export function createMetrics() {
     },
   });
 
-  /** Times `call`, counting its failure by the error's name; rethrows it. */
-  async function timed<T>(kind: ModelKind, model: string, call: () => Promise<T>): Promise<T> {
+  /** Starts timing a model call; its end says how it went, counting a failure by the error's name. */
+  function modelCall(kind: ModelKind, model: string) {
     const end = modelDuration.startTimer({ kind, model });
+    return {
+      succeeded: () => end({ outcome: 'ok' }),
+      failed(error: unknown): void {
+        end({ outcome: 'error' });
+        modelErrors.inc({ kind, model, error: (error as Error).name || 'Error' });
+      },
+    };
+  }
+
+  /** Times `call` (see `modelCall`); rethrows its failure. */
+  async function timed<T>(kind: ModelKind, model: string, call: () => Promise<T>): Promise<T> {
+    const timing = modelCall(kind, model);
     try {
       const result = await call();
-      end({ outcome: 'ok' });
+      timing.succeeded();
       return result;
     } catch (error) {
-      end({ outcome: 'error' });
-      modelErrors.inc({ kind, model, error: (error as Error).name || 'Error' });
+      timing.failed(error);
       throw error;
     }
   }
@@ -131,13 +142,12 @@ export function createMetrics() {
         probe: () => model.probe(),
         complete: (request) => timed('chat', model.name, () => model.complete(request)),
         async *stream(request) {
-          const end = modelDuration.startTimer({ kind: 'chat', model: model.name });
+          const timing = modelCall('chat', model.name);
           try {
             yield* model.stream(request);
-            end({ outcome: 'ok' });
+            timing.succeeded();
           } catch (error) {
-            end({ outcome: 'error' });
-            modelErrors.inc({ kind: 'chat', model: model.name, error: (error as Error).name || 'Error' });
+            timing.failed(error);
             throw error;
           }
         },

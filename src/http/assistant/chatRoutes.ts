@@ -10,15 +10,15 @@ import {
   turnEventsFromMessages,
   unitsOf,
   type TurnCursor,
-  type TurnDone,
   type TurnEvent,
 } from '../../chat/turnEvents.js';
 import { CONVERSATIONS } from '../../projections/conversationsProjection.js';
 import { assistantErrorSchema } from '../errorHandler.js';
-import { HttpError, serviceUnavailable } from '../httpError.js';
+import { HttpError } from '../httpError.js';
 import { defineRoute, type Route, type RouteRequest, type Schema } from '../route.js';
 import { openSse, pumpSse, type SseStream } from '../sse.js';
 import { principalOf } from './auth.js';
+import { turnEnd, turnText } from './turnEnd.js';
 import { envelope, envelopeSchema } from './envelope.js';
 
 export interface ChatRouteDeps {
@@ -54,7 +54,7 @@ const deleted = {
 };
 const modelFailed = { description: 'The model failed or was unreachable', schema: assistantErrorSchema };
 
-const toolCallSchema = {
+export const toolCallSchema = {
   type: 'object',
   required: ['id', 'name', 'arguments', 'status'],
   properties: {
@@ -121,38 +121,16 @@ const answered = {
   504: modelFailed,
 };
 
-/** The HTTP status of a turn that failed: the model's fault is a gateway's, not ours. */
-function statusOfTurnError(type: string): number {
-  if (type === 'model_timeout' || type === 'turn_timeout') return 504;
-  if (type.startsWith('model_')) return 502;
-  if (type === 'conversation_deleted') return 409;
-  return 500;
-}
-
 /** Waits for a turn to end and answers it as `chat_with_tools` does. */
 async function answerOf(chat: Chat, turn: LiveTurn) {
   await turn.finished();
-  const end = turn.events.at(-1);
-  if (end?.event === 'error') {
-    const { error: type, detail } = end.data;
-    const error =
-      type === 'service_unavailable'
-        ? serviceUnavailable(detail)
-        : new HttpError(statusOfTurnError(type), type, detail);
-    // The turn logged its own failure, and recorded it as a message of its conversation.
-    error.alreadyLogged = true;
-    // Waiting for read models is pointless when a store is what failed.
-    if (turn.position > 0 && type !== 'service_unavailable') error.position = turn.position;
-    throw error;
-  }
-  if (end?.event !== 'done') throw new HttpError(500, 'internal_error', 'the answer failed');
-  const done: TurnDone = end.data;
+  const done = turnEnd(turn);
   const results = new Map(
     turn.events.flatMap((event) =>
       event.event === 'tool_result' ? [[event.data.tool_call_id, event.data]] : [],
     ),
   );
-  const response = turn.events.map((event) => (event.event === 'content' ? event.data.content : '')).join('');
+  const response = turnText(turn);
   return {
     body: envelope(
       {

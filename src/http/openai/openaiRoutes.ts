@@ -1,10 +1,12 @@
-import type { Chat } from '../../chat/chat.js';
+import { titleFrom, type Chat } from '../../chat/chat.js';
 import type { LiveTurn } from '../../chat/liveTurns.js';
 import type { Citation, TurnDone, TurnEvent } from '../../chat/turnEvents.js';
 import type { Conversations } from '../../conversations/conversations.js';
 import { PASSAGE_PROPERTIES } from '../../knowledge/passage.js';
 import { principalOf } from '../assistant/auth.js';
-import { HttpError, serviceUnavailable } from '../httpError.js';
+import { HttpError } from '../httpError.js';
+import { toolCallSchema } from '../assistant/chatRoutes.js';
+import { turnEnd, turnText } from '../assistant/turnEnd.js';
 import { defineRoute, type Route, type Schema } from '../route.js';
 import { openSse, pumpSse } from '../sse.js';
 import { openaiError, openaiErrorSchema } from './openaiError.js';
@@ -59,16 +61,7 @@ const archivistSchema = {
     tool_calls: {
       type: 'array',
       description: 'The calls the assistant made server-side (not for the client to run)',
-      items: {
-        type: 'object',
-        required: ['id', 'name', 'arguments', 'status'],
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          arguments: { type: 'object' },
-          status: { enum: ['executed', 'failed', 'pending_confirmation', 'proposed'] },
-        },
-      },
+      items: toolCallSchema,
     },
     pending_actions: {
       type: 'array',
@@ -153,22 +146,6 @@ function sourcesText(citations: readonly Citation[]): string {
     return `[${index + 1}] ${citation.title ?? citation.doc_id}${pages} — ${citation.doc_id}`;
   });
   return `\n\nSources:\n${lines.join('\n')}`;
-}
-
-/** The turn's end, or the error it ended with as an HTTP error. */
-function endOf(turn: LiveTurn): TurnDone {
-  const end = turn.events.at(-1);
-  if (end?.event === 'done') return end.data;
-  if (end?.event === 'error') {
-    const { error: type, detail } = end.data;
-    if (type === 'service_unavailable') throw serviceUnavailable(detail);
-    const status =
-      type === 'model_timeout' || type === 'turn_timeout' ? 504 : type.startsWith('model_') ? 502 : 500;
-    const error = new HttpError(status, type, detail);
-    error.alreadyLogged = true;
-    throw error;
-  }
-  throw new HttpError(500, 'internal_error', 'the answer failed');
 }
 
 /** What Archivist adds to a completion. */
@@ -375,8 +352,7 @@ export function openaiRoutes(deps: OpenAiRouteDeps): Route[] {
           .filter((each) => each.content.trim() !== '');
         if (conversationId === null && earlier.length > 0) {
           // The client's transcript becomes the conversation the turn reads its history from.
-          const title = message.length > 80 ? `${message.slice(0, 79)}…` : message;
-          const created = await deps.conversations.create(owner, title, caller);
+          const created = await deps.conversations.create(owner, titleFrom(message), caller);
           conversationId = created.conversationId;
           let position = created.position;
           for (const each of earlier)
@@ -397,10 +373,8 @@ export function openaiRoutes(deps: OpenAiRouteDeps): Route[] {
         koa.set('X-Conversation-Id', turn.conversationId);
         if (!body.stream) {
           await turn.finished();
-          const done = endOf(turn);
-          const content = turn.events
-            .map((event) => (event.event === 'content' ? event.data.content : ''))
-            .join('');
+          const done = turnEnd(turn);
+          const content = turnText(turn);
           return {
             body: {
               id,
@@ -445,7 +419,7 @@ export function openaiRoutes(deps: OpenAiRouteDeps): Route[] {
               if (event.event === 'done' || event.event === 'error') end = event;
             }
             if (!end) return;
-            const done = endOf(turn);
+            const done = turnEnd(turn);
             const sources = sourcesText(done.citations);
             if (sources) sse.send({ data: chunk({ content: sources }, null) });
             sse.send({
