@@ -11,7 +11,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs', 'scripts/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

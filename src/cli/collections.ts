@@ -7,6 +7,7 @@ import { collectionDecider, type CollectionState } from '../domain/collection/de
 import { ACCESS_LEVELS, collectionEvents, type AccessLevel } from '../domain/collection/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import { operator, runAdminCommand } from './adminCommand.js';
+import { UsageError } from './usageError.js';
 
 export const COLLECTIONS_USAGE = `  collections grant COLLECTION USER read|write
                         Let USER read (or also add to and delete from) COLLECTION. A collection with
@@ -15,7 +16,7 @@ export const COLLECTIONS_USAGE = `  collections grant COLLECTION USER read|write
                         Withdraw USER's grant (the collection is open again once it has none).
   collections list      Print every collection's grants as JSON.`;
 
-export class CollectionsUsageError extends Error {}
+export class CollectionsUsageError extends UsageError {}
 
 function argument(value: string | undefined, what: string): string {
   if (!value) throw new CollectionsUsageError(`collections: ${what} is missing`);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { eventLogPath, openEventStore } from '../adapters.js';
 import { operator, runAdminCommand } from './adminCommand.js';
+import { UsageError } from './usageError.js';
 import { ConfigError, type Config } from '../config.js';
 import { createUsers, type Users } from '../users/users.js';
 
@@ -12,7 +13,7 @@ export const USERS_USAGE = `  users add NAME        Create a user of the Assista
   users admin NAME      Make a user an administrator.
   users list            Print the users (names, roles, key ids; never secrets) as JSON.`;
 
-export class UsersUsageError extends Error {}
+export class UsersUsageError extends UsageError {}
 
 /** One line from standard input, without its line ending (what `--password-stdin` reads). */
 async function readPassword(): Promise<string> {

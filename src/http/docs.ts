@@ -5,7 +5,6 @@ import type Router from '@koa/router';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
-const redocBundle = join(dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
 
 /** Only these files are served, from the npm packages: no path from a request reaches the file system. */
 const ASSETS: Record<string, { path: string; type: string }> = {
@@ -14,26 +13,29 @@ const ASSETS: Record<string, { path: string; type: string }> = {
     path: join(swaggerDir, 'swagger-ui-bundle.js'),
     type: 'text/javascript; charset=utf-8',
   },
-  '/redoc/redoc.standalone.js': { path: redocBundle, type: 'text/javascript; charset=utf-8' },
 };
 
-const SWAGGER_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Archivist API — Swagger UI</title>
+/**
+ * A page of Swagger UI over `/openapi.json`. One docs UI serves both pages: `/docs` to try requests,
+ * `/redoc` to read (every operation listed, no "Try it out"); ReDoc's package brought React, mobx and
+ * styled-components into every install for the second page alone.
+ */
+const docsPage = (title: string, options: string): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Archivist API — ${title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });</script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', ${options} });</script>
 </body></html>`;
 
-const REDOC_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Archivist API — ReDoc</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><redoc spec-url="/openapi.json"></redoc>
-<script src="/redoc/redoc.standalone.js"></script>
-</body></html>`;
+const TRY_PAGE = docsPage('Swagger UI', 'deepLinking: true');
+const READ_PAGE = docsPage(
+  'reference',
+  "deepLinking: true, docExpansion: 'list', supportedSubmitMethods: [], defaultModelsExpandDepth: 2",
+);
 
-/** `/openapi.json`, `/docs` (Swagger UI) and `/redoc`, entirely offline, added to `router`. */
+/** `/openapi.json`, `/docs` (try requests) and `/redoc` (read), entirely offline, added to `router`. */
 export function mountDocs(router: Router, openapi: () => unknown): void {
   const cache = new Map<string, Buffer>();
   router.get('/openapi.json', (ctx) => {
@@ -41,11 +43,11 @@ export function mountDocs(router: Router, openapi: () => unknown): void {
   });
   router.get('/docs', (ctx) => {
     ctx.type = 'html';
-    ctx.body = SWAGGER_PAGE;
+    ctx.body = TRY_PAGE;
   });
   router.get('/redoc', (ctx) => {
     ctx.type = 'html';
-    ctx.body = REDOC_PAGE;
+    ctx.body = READ_PAGE;
   });
   for (const [path, asset] of Object.entries(ASSETS)) {
     router.get(path, async (ctx) => {
