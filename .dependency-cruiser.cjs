@@ -8,7 +8,7 @@
 const ADAPTER_FOLDERS =
   'eventStore|readStore|bus|blobStore|vector|models|parsing|text|logProcessing|rateLimit';
 const UPPER_FOLDERS =
-  'http|cli|commands|knowledge|chat|tools|conversations|users|settings|onboarding|workers|projections|scrape';
+  'http|cli|mcp|commands|knowledge|chat|tools|conversations|users|settings|onboarding|workers|projections|scrape';
 
 module.exports = {
   forbidden: [
@@ -53,9 +53,9 @@ module.exports = {
     {
       name: 'http-goes-through-use-cases',
       comment:
-        'Routes translate requests into use cases (knowledge/knowledgeUseCases.ts and the modules’ services); they neither run commands nor start or await jobs themselves.',
+        'Routes, MCP tools and the people’s CLI translate requests into use cases (knowledge/knowledgeUseCases.ts and the modules’ services); they neither run commands nor start or await jobs themselves.',
       severity: 'error',
-      from: { path: '^src/http/' },
+      from: { path: '^src/(http|mcp|cli/people)/' },
       to: {
         path: '^src/(commands/(newTask|commandService|reservation)|knowledge/(ingest|ingestJobs|awaitTask|scrapeJob|embedChunks))[.]ts$',
       },

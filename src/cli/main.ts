@@ -34,12 +34,15 @@ const RUNNING_USAGE = `Running Archivist:
 
 /** The whole usage text, with each command module's own part (loaded for it: help is rare). */
 async function usage(): Promise<string> {
-  const [users, collections, settings] = await Promise.all([
+  const [mcp, users, collections, settings] = await Promise.all([
+    import('./mcp.js'),
     import('./users.js'),
     import('./collections.js'),
     import('./settings.js'),
   ]);
   return `${HEADER}
+Agents:
+${mcp.MCP_USAGE}
 
 ${RUNNING_USAGE}
 Administration:
@@ -61,6 +64,8 @@ function parseCommandLine() {
         roles: { type: 'string' },
         admin: { type: 'boolean', default: false },
         'password-stdin': { type: 'boolean', default: false },
+        user: { type: 'string' },
+        url: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -102,6 +107,8 @@ async function main(): Promise<number> {
       return (await import('./settings.js')).settingsCommand(config, rest);
     case 'collections':
       return (await import('./collections.js')).collectionsCommand(config, rest);
+    case 'mcp':
+      return (await import('./mcp.js')).mcpCommand(config, rest, values);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${await usage()}\n`);
       return 2;

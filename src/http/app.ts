@@ -19,6 +19,7 @@ import { uploadRoutes } from './retrieval/upload.js';
 import { buildOpenApi } from './openapi.js';
 import { openaiErrorSchema } from './openai/openaiError.js';
 import { openaiRoutes } from './openai/openaiRoutes.js';
+import { MCP_PATH, mcpEndpoint, mcpErrors } from './mcp/mcpRoutes.js';
 import { CONVERSATIONS } from '../projections/conversationsProjection.js';
 import { requestContext } from './requestContext.js';
 import { requestMetrics } from './requestMetrics.js';
@@ -166,6 +167,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     },
   });
   mountRoutes(router, OPENAI_PREFIX, openaiWire, { ...limits, rateLimit }, fixed);
+  // MCP (JSON-RPC, not in the OpenAPI document): the same user, use cases and tool rate limit.
+  router.all(MCP_PATH, mcpEndpoint({ mcp: deps, maxJsonBytes: limits.maxJsonBytes, rateLimit }));
 
   let openapi: unknown = null;
   const describe = (): unknown =>
@@ -225,6 +228,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
   app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(ASSISTANT_ROUTE_PREFIX, OPENAI_PREFIX));
+  app.use(mcpErrors());
   // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
   // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
   // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
@@ -235,9 +239,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     }),
   );
   app.use(
-    // The OpenAI wire acts for a user as the Assistant API does, with the same credentials.
+    // The OpenAI wire and MCP act for a user as the Assistant API does, with the same credentials.
     guardPrefixes(assistantAuth({ users: deps.users, sessions: deps.sessions, verifyJwt }), {
-      protect: [`${ASSISTANT_ROUTE_PREFIX}/`, `${OPENAI_PREFIX}/`],
+      protect: [`${ASSISTANT_ROUTE_PREFIX}/`, `${OPENAI_PREFIX}/`, MCP_PATH],
       // Public routes (login, logout) need none; their paths are fixed, so exact paths are exempt.
       exempt: assistantRoutes
         .filter((route) => route.public)
