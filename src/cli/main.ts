@@ -34,14 +34,20 @@ const RUNNING_USAGE = `Running Archivist:
 
 /** The whole usage text, with each command module's own part (loaded for it: help is rare). */
 async function usage(): Promise<string> {
-  const [mcp, users, collections, settings] = await Promise.all([
+  const [ingest, search, ask, mcp, users, collections, settings] = await Promise.all([
+    import('./people/ingestCommand.js'),
+    import('./people/searchCommand.js'),
+    import('./people/askCommand.js'),
     import('./mcp.js'),
     import('./users.js'),
     import('./collections.js'),
     import('./settings.js'),
   ]);
   return `${HEADER}
-Agents:
+Using the knowledge base (against a server with --url and ARCHIVIST_KEY, or on DATA_DIR):
+${ingest.INGEST_USAGE}
+${search.SEARCH_USAGE}
+${ask.ASK_USAGE}
 ${mcp.MCP_USAGE}
 
 ${RUNNING_USAGE}
@@ -64,6 +70,9 @@ function parseCommandLine() {
         roles: { type: 'string' },
         admin: { type: 'boolean', default: false },
         'password-stdin': { type: 'boolean', default: false },
+        collection: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        concurrency: { type: 'string' },
         user: { type: 'string' },
         url: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -109,6 +118,12 @@ async function main(): Promise<number> {
       return (await import('./collections.js')).collectionsCommand(config, rest);
     case 'mcp':
       return (await import('./mcp.js')).mcpCommand(config, rest, values);
+    case 'ingest':
+      return (await import('./people/ingestCommand.js')).ingestCommand(config, rest, values);
+    case 'search':
+      return (await import('./people/searchCommand.js')).searchCommand(config, rest, values);
+    case 'ask':
+      return (await import('./people/askCommand.js')).askCommand(config, rest, values);
     default:
       process.stderr.write(`unknown command: ${command}\n\n${await usage()}\n`);
       return 2;

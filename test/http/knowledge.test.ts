@@ -248,6 +248,35 @@ describe('knowledge base over HTTP', () => {
     expect(await documentCount()).to.equal(before + 1);
   });
 
+  it("keeps same-named files of two folders apart by the upload's path field", async () => {
+    const folder = uniqueFileName('handbook.d').replace(/\.d$/, '');
+    const first = await upload(
+      'README.md',
+      Buffer.from(`# Ferry Times ${folder}\n\nThe ferry leaves at six.\n`),
+      {
+        path: `${folder}/ferry/README.md`,
+      },
+    );
+    const second = await upload(
+      'README.md',
+      Buffer.from(`# Bell Rules ${folder}\n\nRing the bell twice.\n`),
+      {
+        path: `${folder}/../${folder}/bell/./README.md`,
+      },
+    );
+    expect(first).to.include({ success: true, is_duplicate: false });
+    expect(second).to.include({ success: true, is_duplicate: false });
+    const sourceOf = async (docId: unknown) =>
+      (
+        (await app.http.get(`/api/v1/documents/${String(docId)}`).expect(200)).body as {
+          metadata: { source: string };
+        }
+      ).metadata.source;
+    expect(await sourceOf(first['doc_id'])).to.equal(`uploaded/${folder}/ferry/README.md`);
+    // '..' and '.' segments are dropped, never followed.
+    expect(await sourceOf(second['doc_id'])).to.equal(`uploaded/${folder}/${folder}/bell/README.md`);
+  });
+
   it('makes one document of concurrent uploads of the same file: the others wait for it and are its duplicates', async () => {
     const before = await documentCount();
     const { name, bytes } = await fixture('report.txt');

@@ -38,6 +38,21 @@ const sectionField = {
   required: ['section', 'collection', 'skip_duplicates'],
 } as const;
 
+/** One file's form: where it was in a folder, so that same-named files of two folders stay two documents. */
+const singleFileFields = {
+  ...sectionField,
+  properties: {
+    ...sectionField.properties,
+    path: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1000,
+      description:
+        "The file's path inside the folder it is uploaded from (guides/install/README.md): the upload path becomes <section>/<path>, as for a ZIP entry. Default: the file name. '..' and '.' segments are dropped.",
+    },
+  },
+} as const;
+
 export const ingestionSchema = {
   type: 'object',
   required: [
@@ -85,9 +100,9 @@ export function uploadRoutes(deps: UploadRouteDeps) {
     skipDuplicates: body.skip_duplicates,
   });
 
-  const onlyFile = async (files: UploadedFile[]) => {
+  const onlyFile = async (files: UploadedFile[], path?: string) => {
     const file = files.find((candidate) => candidate.field === 'file')!;
-    return { fileName: file.fileName, bytes: await readFile(file.path) };
+    return { fileName: file.fileName, bytes: await readFile(file.path), ...(path ? { path } : {}) };
   };
 
   return [
@@ -97,13 +112,13 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       operationId: 'uploadDocument',
       summary: 'Upload a file: parse, chunk, embed and store it',
       description:
-        'Answers when the document is stored and searchable. An unsupported or broken file answers 200 with success false and the reason in error; nothing is stored. A duplicate (same upload path <section>/<file name>, or same text) is skipped unless skip_duplicates is false.',
+        'Answers when the document is stored and searchable. An unsupported or broken file answers 200 with success false and the reason in error; nothing is stored. A duplicate (same upload path <section>/<path or file name>, or same text) is skipped unless skip_duplicates is false.',
       tags: ['Upload'],
       readAfterWrite: READ_AFTER_INGEST,
       body: {
         contentType: 'multipart/form-data',
         files: { file: { required: true, multiple: false, description: 'The document' } },
-        schema: sectionField,
+        schema: singleFileFields,
       },
       responses: {
         200: { description: 'Ingestion result', schema: ingestionSchema },
@@ -112,7 +127,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       },
       async handle({ body, files, caller, signal }) {
         const { result, position } = await knowledge.upload(
-          await onlyFile(files),
+          await onlyFile(files, body.path),
           options(body),
           caller,
           signal,
@@ -132,7 +147,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       body: {
         contentType: 'multipart/form-data',
         files: { file: { required: true, multiple: false, description: 'The document' } },
-        schema: sectionField,
+        schema: singleFileFields,
       },
       responses: {
         202: { description: 'The task', schema: taskCreatedSchema },
@@ -141,7 +156,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         ...errorResponses,
       },
       async handle({ body, files, caller }) {
-        const started = await knowledge.startUpload(await onlyFile(files), options(body), caller);
+        const started = await knowledge.startUpload(await onlyFile(files, body.path), options(body), caller);
         if ('refused' in started) throw new HttpError(415, 'unsupported_format', started.refused);
         return {
           status: 202,
