@@ -5,6 +5,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 # The stand-in package.json overrides point node-llama-cpp's unused platform binaries at.
 COPY scripts/unused-prebuilt ./scripts/unused-prebuilt
 COPY src ./src
+# The web console's sources: the build (prepare) bundles them into dist/console.
+COPY console ./console
 # `npm ci` installs and compiles (prepare); better-sqlite3 builds from source if no prebuilt binary.
 RUN npm ci && npm prune --omit=dev
 

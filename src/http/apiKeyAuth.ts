@@ -3,12 +3,16 @@ import type { Middleware } from 'koa';
 import { HttpError } from './httpError.js';
 import type { Reader } from '../commands/context.js';
 import type { RequestState } from './mountRoutes.js';
+import { clearSessionCookie, SESSION_COOKIE } from './assistant/auth.js';
+import { requireSameOriginForCookie, sentByBrowser } from './sameOrigin.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /** A user's credentials in `Authorization`, checked as the Assistant API checks them. */
 export interface UserCredentials {
   check(header: string): Promise<{ actorId: string; reader: Reader }>;
+  /** The user of a login session's `sid` cookie; null when it has expired or ended. */
+  session(sid: string): Promise<{ actorId: string; reader: Reader } | null>;
 }
 
 /**
@@ -18,7 +22,9 @@ export interface UserCredentials {
  * so logs and events name the key without revealing it. An `X-API-Key` names a service, which sees
  * every collection. Additively, `Authorization: token key:secret` or a bearer JWT names a user (as on
  * the Assistant API): the request then reads as that user, who sees the collections open to
- * everyone and those granted to them (knowledge/access.ts).
+ * everyone and those granted to them (knowledge/access.ts). So does the login session's `sid`
+ * cookie on a browser's request with no credentials in a header (the web console), for requests that
+ * change something only from this server's own pages (sameOrigin.ts).
  */
 export function apiKeyAuth(keys: readonly string[], users?: UserCredentials): Middleware {
   const accepted = keys.map(digest);
@@ -26,6 +32,22 @@ export function apiKeyAuth(keys: readonly string[], users?: UserCredentials): Mi
     const authorization = ctx.get('authorization').trim();
     if (users && authorization && !ctx.get('x-api-key')) {
       const user = await users.check(authorization);
+      const state = ctx.state as RequestState;
+      state.caller = { ...state.caller, ...user };
+      return next();
+    }
+    const sid =
+      users && !authorization && !ctx.get('x-api-key') && sentByBrowser(ctx)
+        ? ctx.cookies.get(SESSION_COOKIE)
+        : undefined;
+    if (users && sid) {
+      const user = await users.session(sid);
+      if (!user) {
+        throw new HttpError(401, 'session_expired', 'The session has expired or ended: log in again', [], {
+          'Set-Cookie': clearSessionCookie(),
+        });
+      }
+      requireSameOriginForCookie(ctx);
       const state = ctx.state as RequestState;
       state.caller = { ...state.caller, ...user };
       return next();

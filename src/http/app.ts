@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Runtime } from '../runtime.js';
 import { apiKeyAuth, guardPrefixes } from './apiKeyAuth.js';
-import { assistantAuth, authorizationCheck, readerOf } from './assistant/auth.js';
+import { assistantAuth, authorizationCheck, readerOf, sessionPrincipal } from './assistant/auth.js';
+import { CONSOLE_PATH, prefersHtml, serveConsole } from './console.js';
 import { actorIdOf } from '../users/users.js';
 import { assistantApiRoutes } from './assistant/routes.js';
 import { rateLimiting } from './assistant/rateLimit.js';
@@ -77,6 +78,8 @@ export interface AppOptions {
   retrievalRoutes?: readonly Route[];
   /** Assistant method API routes, paths like `/assistant.api.get_config`. */
   assistantRoutes?: readonly Route[];
+  /** The web console's build (default: `dist/console` of the package). */
+  consoleDir?: string;
 }
 
 /**
@@ -128,6 +131,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     async check(header: string) {
       const principal = await principalOfHeader(header);
       return { actorId: actorIdOf(principal), reader: readerOf(principal) };
+    },
+    async session(sid: string) {
+      const principal = await sessionPrincipal(deps, sid);
+      return principal ? { actorId: actorIdOf(principal), reader: readerOf(principal) } : null;
     },
   };
   const limits = {
@@ -185,6 +192,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
           prefix: RETRIEVAL_PREFIX,
           routes: retrievalRoutes,
           // Alternatives: a service's X-API-Key, or a user's key pair or JWT (reading as that user).
+          // The login session's cookie, for the web console, is left out: API clients send headers.
           security: [{ ApiKeyAuth: [] }, { ApiKeyPair: [] }, ...(verifyJwt ? [{ BearerJwt: [] }] : [])],
           errorSchema,
         },
@@ -204,6 +212,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ));
 
   router.get('/', (ctx) => {
+    // A browser is sent to the web console; API clients (JSON, */*, no Accept) get the index as before.
+    ctx.vary('Accept');
+    if (prefersHtml(ctx)) return ctx.redirect(`${CONSOLE_PATH}/`);
     ctx.body = {
       name: 'Archivist',
       version: deps.version,
@@ -217,6 +228,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
       openapi: '/openapi.json',
     };
   });
+  const webConsole = serveConsole(options.consoleDir);
   mountDocs(router, describe);
   // Prometheus' text format; guarded like the Retrieval API (a service's X-API-Key when API_KEYS is set).
   router.get('/metrics', async (ctx) => {
@@ -248,6 +260,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
         .map((route) => `${ASSISTANT_ROUTE_PREFIX}${route.path}`),
     }),
   );
+  app.use(webConsole);
   app.use(serveFixedRoutes(fixed));
   app.use(router.routes());
   app.use(notFound(router));

@@ -230,7 +230,8 @@ export function buildOpenApi(
           type: 'apiKey',
           in: 'cookie',
           name: 'sid',
-          description: 'The session cookie POST /api/method/login sets (Assistant API)',
+          description:
+            'The session cookie POST /api/method/login sets: the Assistant API, and the Retrieval API for requests a browser sends (the web console; changes only from this server’s pages)',
         },
         ApiKeyPair: {
           type: 'apiKey',

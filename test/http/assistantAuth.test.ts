@@ -39,7 +39,7 @@ describe('Assistant API authentication', function () {
     });
     after(() => app.stop());
 
-    it('logs in with JSON or form fields, setting an HttpOnly SameSite=Lax cookie for the Assistant API only', async () => {
+    it('logs in with JSON or form fields, setting an HttpOnly SameSite=Lax cookie for the APIs only', async () => {
       const response = await app.http
         .post('/api/method/login')
         .send({ usr: alice.name, pwd: alice.password })
@@ -53,7 +53,7 @@ describe('Assistant API authentication', function () {
       });
       const cookie = ([] as string[]).concat(response.headers['set-cookie'] ?? [])[0]!;
       expect(cookie).to.match(/^sid=[A-Za-z0-9_-]{43}; /);
-      expect(cookie).to.include('HttpOnly').and.include('SameSite=Lax').and.include('Path=/api/method');
+      expect(cookie).to.include('HttpOnly').and.include('SameSite=Lax').and.include('Path=/api;');
       expect(cookie).to.include('Max-Age=86400').and.not.include('Secure');
       const me = await app.http.get(CONFIG).set('Cookie', sidOf(cookie)).expect(200);
       expect(me.body.message.data.user).to.deep.equal({

@@ -8,8 +8,11 @@ import type { RequestState } from '../mountRoutes.js';
 
 /** The login cookie. */
 export const SESSION_COOKIE = 'sid';
-/** Where the cookie is sent: the Assistant API only, never the Retrieval API or the docs. */
-export const SESSION_COOKIE_PATH = '/api/method';
+/**
+ * Where the cookie is sent: both APIs (the web console calls the Retrieval API as the signed-in
+ * user), never the docs, the console's files or `/metrics`.
+ */
+export const SESSION_COOKIE_PATH = '/api';
 
 export interface AssistantAuthDeps {
   users: Users;
@@ -54,8 +57,7 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
     if (header) return fromAuthorization(header);
     const sid = ctx.cookies.get(SESSION_COOKIE);
     if (sid) {
-      const session = await deps.sessions.find(sid);
-      const principal = session ? await deps.users.sessionPrincipal(session.userId) : null;
+      const principal = await sessionPrincipal(deps, sid);
       if (!principal) {
         throw unauthorized('session_expired', 'The session has expired or ended: log in again', {
           'Set-Cookie': clearSessionCookie(),
@@ -79,6 +81,15 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
     state.caller = { ...state.caller, actorId: actorIdOf(principal), reader: readerOf(principal) };
     await next();
   };
+}
+
+/** The user of a login session, while the session lasts and the user is active; null otherwise. */
+export async function sessionPrincipal(
+  deps: Pick<AssistantAuthDeps, 'users' | 'sessions'>,
+  sid: string,
+): Promise<Principal | null> {
+  const session = await deps.sessions.find(sid);
+  return session ? deps.users.sessionPrincipal(session.userId) : null;
 }
 
 /** What a principal reads of the knowledge base as: a user, an administrator or not. */

@@ -31,7 +31,8 @@ const loginData = {
 
 /**
  * Frappe-style login and logout (`/api/method/login`, `/api/method/logout`): the session lives in
- * an HttpOnly, SameSite=Lax cookie `sid`, sent to the Assistant API's paths only.
+ * an HttpOnly, SameSite=Lax cookie `sid`, sent to the paths of both APIs (`/api`), so that the web
+ * console calls the Retrieval API as the signed-in user too.
  */
 export function sessionRoutes(deps: SessionRouteDeps): Route[] {
   const cookie = (sid: string, maxAgeSeconds: number): string =>
@@ -43,7 +44,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
       operationId: 'login',
       summary: 'Log in with a user name and password',
       description:
-        'Starts a session: the response sets the HttpOnly, SameSite=Lax cookie `sid`, which authenticates later Assistant API calls until it expires (SESSION_TTL_MS) or `/api/method/logout`. Fields as JSON or as form fields (`usr`, `pwd`).',
+        'Starts a session: the response sets the HttpOnly, SameSite=Lax cookie `sid` (`Path=/api`), which authenticates later calls of the Assistant API and, as that user, of the Retrieval API (when no credentials are in a header; requests that change something must then come from pages of this server: `Origin` or `Sec-Fetch-Site: same-origin`) until it expires (SESSION_TTL_MS) or `/api/method/logout`. Fields as JSON or as form fields (`usr`, `pwd`).',
       tags: ['Assistant: session'],
       public: true,
       body: {
