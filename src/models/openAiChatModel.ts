@@ -49,8 +49,10 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     async complete(request) {
       const completion = await caller.call(
         'chat completion',
-        (attempt) =>
-          client.chat.completions.create(toWireRequest(request, defaults), { signal: attempt.signal }),
+        async (attempt) =>
+          (await client()).chat.completions.create(toWireRequest(request, defaults), {
+            signal: attempt.signal,
+          }),
         request.signal,
       );
       return fromWireCompletion(completion, request, model);
@@ -58,8 +60,8 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     async *stream(request) {
       const { value: chunks, attempt } = await caller.open(
         'chat stream',
-        (attempt) =>
-          client.chat.completions.create(
+        async (attempt) =>
+          (await client()).chat.completions.create(
             { ...toWireRequest(request, defaults), stream: true, stream_options: { include_usage: true } },
             { signal: attempt.signal },
           ),
@@ -90,8 +92,8 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     },
     probe: cachedProbe(async () => {
       await checkModelListed(client, prober, model, async () => {
-        await prober.call('chat completion', (attempt) =>
-          client.chat.completions.create(
+        await prober.call('chat completion', async (attempt) =>
+          (await client()).chat.completions.create(
             { model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
             { signal: attempt.signal },
           ),

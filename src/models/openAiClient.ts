@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+import type * as OpenAiModule from 'openai';
 import { codeForStatus, ModelError, parseRetryAfter, rootCause } from './modelError.js';
 import type { RemoteCaller } from './remoteCall.js';
 
@@ -9,23 +10,51 @@ export interface OpenAiEndpoint {
   timeoutMs: number;
 }
 
+type Sdk = typeof OpenAiModule;
+let sdk: Sdk | null = null;
+
+/**
+ * The OpenAI SDK, loaded on first use: the local models (the default) never need it, and it is the
+ * largest module tree a process would otherwise load at start.
+ */
+export async function openAiSdk(): Promise<Sdk> {
+  return (sdk ??= await import('openai'));
+}
+
+/** A client of one endpoint: `client()` gives it, made on first use. */
+export interface OpenAiClient {
+  readonly baseUrl: string;
+  (): Promise<OpenAI>;
+}
+
 /**
  * A client for any OpenAI-compatible endpoint, set up the way every model adapter here wants it: one
  * attempt per call (retries are the adapters' own policy, see remoteCall.ts, or the caller's local
  * fallback), and a placeholder key for servers that take none (the SDK refuses an empty one).
  */
-export function createOpenAiClient(endpoint: OpenAiEndpoint): OpenAI {
-  return new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey || 'no-key',
-    timeout: endpoint.timeoutMs,
-    maxRetries: 0,
-  });
+export function createOpenAiClient(endpoint: OpenAiEndpoint): OpenAiClient {
+  let client: Promise<OpenAI> | null = null;
+  const made = (): Promise<OpenAI> =>
+    (client ??= openAiSdk().then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: endpoint.baseUrl,
+          apiKey: endpoint.apiKey || 'no-key',
+          timeout: endpoint.timeoutMs,
+          maxRetries: 0,
+        }),
+    ));
+  return Object.assign(made, { baseUrl: endpoint.baseUrl });
 }
 
 /** The vendor edge for errors: what the OpenAI SDK threw, as a ModelError. */
 export function translateOpenAiError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
+  // Only a loaded SDK throws its own errors.
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk ?? {};
+  if (!APIConnectionError || !APIConnectionTimeoutError || !APIError || !APIUserAbortError) {
+    return unreadable(error);
+  }
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('timeout', 'the request timed out', { cause: error });
   }
@@ -41,7 +70,11 @@ export function translateOpenAiError(error: unknown): ModelError {
       cause: error,
     });
   }
-  // A 2xx answer the SDK could not read (a proxy's HTML page, broken JSON, a stream cut short).
+  return unreadable(error);
+}
+
+/** A 2xx answer the SDK could not read (a proxy's HTML page, broken JSON, a stream cut short). */
+function unreadable(error: unknown): ModelError {
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('bad_response', `unreadable answer: ${message}`, { cause: error });
 }
@@ -57,7 +90,7 @@ function listed(ids: readonly string[], model: string): boolean {
  * `fallback` instead, a minimal real call.
  */
 export async function checkModelListed(
-  client: OpenAI,
+  client: OpenAiClient,
   caller: RemoteCaller,
   model: string,
   fallback: () => Promise<void>,
@@ -65,7 +98,7 @@ export async function checkModelListed(
   let ids: string[];
   try {
     ids = await caller.call('model list', async (attempt) => {
-      const page = await client.models.list({ signal: attempt.signal });
+      const page = await (await client()).models.list({ signal: attempt.signal });
       return page.data.map((entry) => entry.id);
     });
   } catch (error) {
@@ -76,7 +109,7 @@ export async function checkModelListed(
     const shown = ids.slice(0, 10).join(', ') + (ids.length > 10 ? '…' : '');
     throw new ModelError(
       'rejected',
-      `${model} is not among the models at ${client.baseURL}: ${shown || 'none'}`,
+      `${model} is not among the models at ${client.baseUrl}: ${shown || 'none'}`,
     );
   }
 }

@@ -95,7 +95,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   ): Promise<Float32Array[]> {
     const response = await using.call(
       'embeddings',
-      (attempt) => client.embeddings.create(request(texts, kind), { signal: attempt.signal }),
+      async (attempt) => (await client()).embeddings.create(request(texts, kind), { signal: attempt.signal }),
       signal,
     );
     return readVectors(response, texts.length);

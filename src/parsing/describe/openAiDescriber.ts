@@ -52,7 +52,7 @@ export function createOpenAiDescriber(options: OpenAiDescriberOptions): Describe
     async describe(image, signal) {
       throwIfAborted(signal);
       try {
-        const answer = await ask(client, options.model, image, signal);
+        const answer = await ask(await client(), options.model, image, signal);
         const parsed = parseAnswer(answer);
         if (parsed) return parsed;
       } catch {

@@ -1,5 +1,4 @@
-import { APIConnectionTimeoutError, APIUserAbortError } from 'openai';
-import { createOpenAiClient } from '../../models/openAiClient.js';
+import { createOpenAiClient, translateOpenAiError } from '../../models/openAiClient.js';
 import { splitByWords } from '../../text/words.js';
 import { SummarizerError, type Summarizer } from './summarizer.js';
 
@@ -29,7 +28,9 @@ export function createOpenAiSummarizer(options: OpenAiSummarizerOptions): Summar
       const words = Math.max(1, Math.floor(maxWords));
       let answer: string | null | undefined;
       try {
-        const completion = await client.chat.completions.create(
+        const completion = await (
+          await client()
+        ).chat.completions.create(
           {
             model: options.model,
             temperature: 0.2,
@@ -64,12 +65,13 @@ function systemPrompt(maxWords: number, language: string | null): string {
 }
 
 function toSummarizerError(error: unknown, signal: AbortSignal, timeoutMs: number): SummarizerError {
-  if (error instanceof APIConnectionTimeoutError) {
+  const kind = translateOpenAiError(error).code;
+  if (kind === 'timeout') {
     return new SummarizerError('timeout', `the summarizer did not answer within ${timeoutMs} ms`, {
       cause: error,
     });
   }
-  if (error instanceof APIUserAbortError || signal.aborted) {
+  if (kind === 'aborted' || signal.aborted) {
     return new SummarizerError('aborted', 'summary aborted', { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
