@@ -9,7 +9,7 @@ import type { JobType } from './workers/jobs.js';
 export interface RunningProcess {
   runtime: Runtime;
   roles: readonly Role[];
-  /** Base URL of the HTTP server, when this process serves the API. */
+  /** Base URL of its HTTP server: the API, or a worker's or projector's `/metrics` (METRICS_PORT). */
   url: string | null;
   stop(): Promise<void>;
 }
@@ -56,6 +56,17 @@ async function serve(
   return listen(createApp(runtime, options.app?.(runtime)), runtime);
 }
 
+/** A worker's or projector's own `/metrics` on METRICS_PORT: what it does is measured where it runs. */
+async function serveMetrics(runtime: Runtime, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+  const [{ createMetricsApp }, { listen }] = await Promise.all([
+    import('./http/metricsApp.js'),
+    import('./server.js'),
+  ]);
+  const { config } = runtime;
+  const app = createMetricsApp({ apiKeys: config.apiKeys, metrics: runtime.metrics, log });
+  return listen(app, { config: { ...config, port: config.metricsPort } }, 'METRICS_PORT');
+}
+
 let unhandledLogged = false;
 
 /**
@@ -96,13 +107,14 @@ export async function runProcess(
     await runtime.start(roles);
     lap('roles');
     if (roles.includes('api')) server = await serve(runtime, options, log);
+    else if (config.metricsPort > 0) server = await serveMetrics(runtime, log);
     lap('http');
   } catch (error) {
     // Release the data folder's lock and every connection: the process is about to exit.
     await runtime.stop().catch(() => undefined);
     throw error;
   }
-  if (server) {
+  if (server && roles.includes('api')) {
     // Load the parsers in the workers now, not on the first upload; likewise the multipart reader
     // and the routes' request schemas on this thread, once it is listening.
     runtime.parser

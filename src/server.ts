@@ -26,7 +26,12 @@ const MAX_HEADER_BYTES = 256 * 1024;
  * reader's); it checks them every second rather than every 30 s, so a stalled client is dropped close
  * to its deadline.
  */
-export async function listen(app: Koa, runtime: { config: ServerConfig }): Promise<RunningServer> {
+export async function listen(
+  app: Koa,
+  runtime: { config: ServerConfig },
+  /** The variable that chose the port, named when it is taken. */
+  portVariable = 'PORT',
+): Promise<RunningServer> {
   const { config } = runtime;
   const server = createServer(
     {
@@ -46,7 +51,7 @@ export async function listen(app: Koa, runtime: { config: ServerConfig }): Promi
       reject(
         error.code === 'EADDRINUSE'
           ? new PortInUseError(
-              `port ${config.port} on ${config.host} is already in use (set PORT to another)`,
+              `port ${config.port} on ${config.host} is already in use (set ${portVariable} to another)`,
             )
           : error,
       );

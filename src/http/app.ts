@@ -24,6 +24,7 @@ import { MCP_PATH, mcpEndpoint, mcpErrors } from './mcp/mcpRoutes.js';
 import { CONVERSATIONS } from '../projections/conversationsProjection.js';
 import { requestContext } from './requestContext.js';
 import { requestMetrics } from './requestMetrics.js';
+import { METRICS_PATH, serveMetrics } from './metricsApp.js';
 import type { Route } from './route.js';
 import { eventRoutes } from './retrieval/events.js';
 import { healthRoutes } from './retrieval/health.js';
@@ -40,7 +41,7 @@ const OPENAI_PREFIX = '/v1';
 const QUIET_PATHS: ReadonlySet<string> = new Set([
   `${RETRIEVAL_PREFIX}/health`,
   `${RETRIEVAL_PREFIX}/health/ready`,
-  '/metrics',
+  METRICS_PATH,
 ]);
 
 /** Where uploads wait while their request runs (swept at start-up: a killed process leaves some). */
@@ -231,22 +232,18 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const webConsole = serveConsole(options.consoleDir);
   mountDocs(router, describe);
   // Prometheus' text format; guarded like the Retrieval API (a service's X-API-Key when API_KEYS is set).
-  router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await deps.metrics.scrape();
-    ctx.type = contentType;
-    ctx.body = body;
-  });
+  router.get(METRICS_PATH, serveMetrics(deps.metrics));
 
   app.use(requestContext(deps.log, { quietPaths: QUIET_PATHS }));
   app.use(requestMetrics(deps.metrics));
-  app.use(errorHandler(ASSISTANT_ROUTE_PREFIX, OPENAI_PREFIX));
+  app.use(errorHandler({ assistant: ASSISTANT_ROUTE_PREFIX, openai: OPENAI_PREFIX }));
   app.use(mcpErrors());
   // Before routing, so that an unknown path under a protected prefix answers 401 like a known one:
   // clients without credentials learn nothing of which endpoints exist. Each API has its own: the
   // Retrieval API's X-API-Key names a service, the Assistant API's credentials name a user.
   app.use(
     guardPrefixes(apiKeyAuth(deps.config.apiKeys, userCredentials), {
-      protect: [`${RETRIEVAL_PREFIX}/`, '/metrics'],
+      protect: [`${RETRIEVAL_PREFIX}/`, METRICS_PATH],
       exempt: [`${RETRIEVAL_PREFIX}/health`],
     }),
   );

@@ -63,14 +63,16 @@ function assistantError(error: HttpError): Record<string, unknown> {
 }
 
 /**
- * Turns every error into the owning API's error shape (the Assistant API's under `assistantPrefix`,
- * OpenAI's under `openaiPrefix`, the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
+ * Turns every error into the owning API's error shape (the Assistant API's under `prefixes.assistant`,
+ * OpenAI's under `prefixes.openai`, the Retrieval API's everywhere else) with a proper status and the error's headers. Errors are
  * logged here, once: 503 and 504 (a dependency down or slow) at warn, other 5xx (a bug, a model
  * refusing our requests) with the stack at error, client errors at info.
  */
-export function errorHandler(assistantPrefix: string, openaiPrefix: string): Middleware {
-  const isAssistantPath = (path: string): boolean => path.startsWith(`${assistantPrefix}/`);
-  const isOpenAiPath = (path: string): boolean => path.startsWith(`${openaiPrefix}/`);
+export function errorHandler(prefixes: { assistant?: string; openai?: string } = {}): Middleware {
+  const under = (path: string, prefix: string | undefined): boolean =>
+    prefix !== undefined && path.startsWith(`${prefix}/`);
+  const isAssistantPath = (path: string): boolean => under(path, prefixes.assistant);
+  const isOpenAiPath = (path: string): boolean => under(path, prefixes.openai);
   return async (ctx, next) => {
     try {
       await next();

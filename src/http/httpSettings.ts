@@ -7,6 +7,13 @@ const PORT = integer('PORT', {
   max: 65_535,
   meaning: 'HTTP port (both APIs, docs and OpenAPI).',
 });
+const METRICS_PORT = integer('METRICS_PORT', {
+  default: '0',
+  min: 0,
+  max: 65_535,
+  meaning:
+    'Port on HOST where a process without the API (archivist worker, archivist project) serves GET /metrics for Prometheus, guarded like the API’s; 0: none. The API serves /metrics on PORT.',
+});
 const MAX_JSON_BYTES = integer('MAX_JSON_BYTES', {
   default: '1048576',
   min: 1_024,
@@ -50,6 +57,7 @@ export const httpSettings = defineSettings(
   [
     HOST,
     PORT,
+    METRICS_PORT,
     MAX_JSON_BYTES,
     HTTP_HEADERS_TIMEOUT_MS,
     HTTP_BODY_IDLE_TIMEOUT_MS,
@@ -68,6 +76,8 @@ export const httpSettings = defineSettings(
     return {
       host: HOST.read(env),
       port: PORT.read(env),
+      /** Where a worker or projector process serves `/metrics`; 0 for none. */
+      metricsPort: METRICS_PORT.read(env),
       maxJsonBytes: MAX_JSON_BYTES.read(env),
       /** Longest wait for a request's headers. */
       headersTimeoutMs,
