@@ -134,22 +134,25 @@ EOF
 }
 
 prepare_roles() {
-  local role command replicas n name port urls=''
+  local role command replicas n name port metrics_port urls=''
   for role in $(topology "console.log(Object.keys(t.roles).join(' '))"); do
     command=$(topology "console.log(t.roles['$role'].command)")
     replicas=$(topology "console.log(t.roles['$role'].replicas)")
     for n in $(seq 1 "$replicas"); do
       name="$role-$n"
       mkdir -p "$dir/$name/data"
-      port=0
+      port=0 metrics_port=0
       if [ "$role" = api ]; then
         port=$(free_port)
         urls="$urls http://127.0.0.1:$port"
+      else
+        # Workers and projectors serve their own /metrics (the API serves its own on PORT).
+        metrics_port=$(free_port)
       fi
       # The caller's environment reaches the role, except an event store it does not use.
       write_launch "$name" "unset EVENTSTORE_URL
 $(role_environment)
-export DATA_DIR='$dir/$name/data' HOST=127.0.0.1 PORT=$port LOG_LEVEL=\${LOG_LEVEL:-info}
+export DATA_DIR='$dir/$name/data' HOST=127.0.0.1 PORT=$port METRICS_PORT=$metrics_port LOG_LEVEL=\${LOG_LEVEL:-info}
 cd '$here' && MALLOC_MMAP_THRESHOLD_=262144 exec node --v8-pool-size=0 dist/src/cli/main.js $command"
     done
   done
