@@ -13,18 +13,26 @@ interface Filters {
 }
 const NO_FILTERS: Filters = { text: '', collection: '', format: '', language: '' };
 
-const distinct = (
-  documents: readonly DocumentRecord[],
-  key: 'collection' | 'format' | 'language',
-): string[] => [...new Set(documents.map((document) => document.metadata[key] ?? '').filter(Boolean))].sort();
+type FieldFilter = 'collection' | 'format' | 'language';
+const FIELD_FILTERS: readonly FieldFilter[] = ['collection', 'format', 'language'];
 
-function matches(document: DocumentRecord, filters: Filters): boolean {
+/** The values of each field seen so far: a select keeps offering them once the list is narrowed. */
+type SeenValues = Record<FieldFilter, readonly string[]>;
+const NOTHING_SEEN: SeenValues = { collection: [], format: [], language: [] };
+
+function withSeen(seen: SeenValues, documents: readonly DocumentRecord[]): SeenValues {
+  const values = (key: FieldFilter): string[] =>
+    [...new Set([...seen[key], ...documents.map((document) => document.metadata[key] ?? '')])]
+      .filter(Boolean)
+      .sort();
+  return { collection: values('collection'), format: values('format'), language: values('language') };
+}
+
+/** Title, source or section containing the text: narrowed within the page loaded. */
+function matches(document: DocumentRecord, text: string): boolean {
   const { metadata } = document;
-  if (filters.collection && metadata.collection !== filters.collection) return false;
-  if (filters.format && metadata.format !== filters.format) return false;
-  if (filters.language && metadata.language !== filters.language) return false;
-  const text = filters.text.trim().toLowerCase();
-  return !text || `${metadata.title} ${metadata.source} ${metadata.section}`.toLowerCase().includes(text);
+  const wanted = text.trim().toLowerCase();
+  return !wanted || `${metadata.title} ${metadata.source} ${metadata.section}`.toLowerCase().includes(wanted);
 }
 
 type Deletion =
@@ -34,8 +42,8 @@ type Deletion =
   | { state: 'failed'; message: string };
 
 /**
- * The stored documents, a page of 100 at a time, narrowed in the page by title or source,
- * collection, type and language (the list API pages; it does not filter). Deleting goes through
+ * The stored documents, a page of 100 at a time: the list API narrows them by collection, type and
+ * language; the text filter narrows the page loaded by title, source or section. Deleting goes through
  * the assistant's delete_document tool, so the deletion policy applies: when it asks for
  * confirmation, the pending action is shown here to approve or reject.
  */
@@ -46,24 +54,34 @@ export function DocumentsView() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [deletions, setDeletions] = useState<Record<string, Deletion>>({});
   const [reloads, setReloads] = useState(0);
+  const [seen, setSeen] = useState<SeenValues>(NOTHING_SEEN);
 
   useEffect(() => {
     let current = true;
-    retrieval<DocumentPage>('GET', '/documents', { query: { page, page_size: PAGE_SIZE } })
-      .then((result) => current && (setListing(result), setError(null)))
+    const narrowed = Object.fromEntries(FIELD_FILTERS.map((key) => [key, filters[key] || undefined]));
+    retrieval<DocumentPage>('GET', '/documents', { query: { page, page_size: PAGE_SIZE, ...narrowed } })
+      .then((result) => {
+        if (!current) return;
+        setListing(result);
+        setSeen((before) => withSeen(before, result.documents));
+        setError(null);
+      })
       .catch((failure: unknown) => current && setError(describeError(failure)));
     return () => {
       current = false;
     };
-  }, [page, reloads]);
+  }, [page, reloads, filters.collection, filters.format, filters.language]);
 
   const documents = listing?.documents ?? [];
   const shown = useMemo(
-    () => documents.filter((document) => matches(document, filters)),
-    [documents, filters],
+    () => documents.filter((document) => matches(document, filters.text)),
+    [documents, filters.text],
   );
-  const setFilter = (key: keyof Filters) => (event: Event) =>
+  const setFilter = (key: keyof Filters) => (event: Event) => {
     setFilters({ ...filters, [key]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+    // A narrower list starts at its first page.
+    if (key !== 'text') setPage(1);
+  };
 
   const remove = async (document: DocumentRecord): Promise<void> => {
     setDeletions((all) => ({ ...all, [document.id]: { state: 'asking' } }));
@@ -86,12 +104,12 @@ export function DocumentsView() {
     }
   };
 
-  const select = (key: 'collection' | 'format' | 'language', label: string) => (
+  const select = (key: FieldFilter, label: string) => (
     <label>
       {label}
       <select value={filters[key]} onChange={setFilter(key)}>
         <option value="">Any</option>
-        {distinct(documents, key).map((value) => (
+        {seen[key].map((value) => (
           <option key={value} value={value}>
             {value}
           </option>
@@ -116,7 +134,14 @@ export function DocumentsView() {
         {select('collection', 'Collection')}
         {select('format', 'Type')}
         {select('language', 'Language')}
-        <button type="button" class="secondary" onClick={() => setFilters(NO_FILTERS)}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            setFilters(NO_FILTERS);
+            setPage(1);
+          }}
+        >
           Clear filters
         </button>
         <button type="button" class="secondary" onClick={() => setReloads((count) => count + 1)}>

@@ -11,6 +11,7 @@ import { cleanFileName } from '../parsing/fileName.js';
 import { SUPPORTED_EXTENSIONS } from '../parsing/model.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
+import { documentFilter, type SearchFilters } from './searchFilters.js';
 import type { Filter } from '../readStore/readStore.js';
 import type { Access } from './access.js';
 import type { Answerer, QuestionRequest } from './answer.js';
@@ -77,10 +78,12 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   const { readModels, access } = deps;
   const supported: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
 
-  /** The documents read model's filter for what `caller` may see (nothing to add for most callers). */
-  async function visible(caller: Caller): Promise<Filter> {
-    const hidden = await access.hiddenFrom(caller.reader);
-    return hidden.length === 0 ? {} : { collection: { $nin: hidden } };
+  /**
+   * The documents read model's filter for what `caller` may see (nothing to add for most callers),
+   * narrowed to `wanted` (a wanted collection the caller may not see matches nothing).
+   */
+  async function visible(caller: Caller, wanted: SearchFilters = {}): Promise<Filter> {
+    return documentFilter(wanted, await access.hiddenFrom(caller.reader));
   }
 
   /** Refuses to add to, or delete from, a collection `caller` may not write. */

@@ -14,6 +14,8 @@ export interface SearchFilters {
   source?: FilterValue;
   title?: FilterValue;
   collection?: FilterValue;
+  /** The file type, as the document's `format`: `.pdf`, `.md` … (a web page's is `.html`). */
+  format?: FilterValue;
   doc_id?: FilterValue;
   /** ISO 8601 instants, both ends included. */
   created_at?: { from?: string; to?: string };
@@ -26,6 +28,7 @@ export const FILTER_FIELDS = {
   source: 'source',
   title: 'title',
   collection: 'collection',
+  format: 'format',
   doc_id: 'id',
 } as const;
 

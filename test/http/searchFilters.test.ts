@@ -131,12 +131,44 @@ describe('search filters (additive to the spec)', function () {
       location: 'body',
       field: 'filters.author',
       message:
-        'is not a known key; allowed: language, section, source, title, collection, doc_id, created_at',
+        'is not a known key; allowed: language, section, source, title, collection, format, doc_id, created_at',
     });
     const wrong = await search({ query: 'install', filters: { created_at: { from: 'yesterday' } } }).expect(
       422,
     );
     expect(JSON.stringify(wrong.body.errors)).to.include('filters.created_at.from');
     await search({ query: 'install', filters: { section: [] } }).expect(422);
+  });
+
+  describe('the documents list, narrowed the same way (GET /documents)', () => {
+    const list = (query: string) => app.http.get(`/api/v1/documents?page_size=100&${query}`);
+    const idsOf = (body: { documents: Array<{ id: string }> }) => body.documents.map((doc) => doc.id);
+
+    it('lists the documents of a section, several sections, a language or a type, and counts them', async () => {
+      const one = await list(`section=${sections.manuals}`).expect(200);
+      expect(idsOf(one.body)).to.deep.equal([ids.manuals]);
+      expect(one.body).to.include({ total: 1, pages: 1 });
+      const two = await list(`section=${sections.manuals}&section=${sections.arabic}`).expect(200);
+      expect(idsOf(two.body)).to.have.members([ids.manuals, ids.arabic]);
+      const arabic = await list(
+        `language=ar&section=${sections.arabic}&section=${sections.guides}&section=${sections.manuals}`,
+      ).expect(200);
+      expect(idsOf(arabic.body)).to.deep.equal([ids.arabic]);
+      const markdown = await list(
+        `format=.md&section=${sections.guides}&section=${sections.manuals}&section=${sections.arabic}`,
+      ).expect(200);
+      expect(idsOf(markdown.body)).to.deep.equal([ids.guides]);
+    });
+
+    it('narrows by creation time, and refuses a time that is not one with 422 naming it', async () => {
+      const since = await list(
+        `created_from=${encodeURIComponent(uploadedFrom)}&section=${sections.guides}`,
+      ).expect(200);
+      expect(idsOf(since.body)).to.deep.equal([ids.guides]);
+      const before = await list(`created_to=2000-01-01T00:00:00Z&section=${sections.guides}`).expect(200);
+      expect(before.body).to.include({ total: 0 });
+      const wrong = await list('created_from=yesterday').expect(422);
+      expect(JSON.stringify(wrong.body.errors)).to.include('created_from');
+    });
   });
 });

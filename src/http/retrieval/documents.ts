@@ -1,6 +1,7 @@
 import type { Caller } from '../../commands/context.js';
 import type { ReadModels } from '../../projections/readModels.js';
 import { DOCUMENTS, KNOWLEDGE, type DocumentView } from '../../projections/knowledgeProjection.js';
+import type { SearchFilters } from '../../knowledge/searchFilters.js';
 import type { Filter } from '../../readStore/readStore.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
 import { HttpError } from '../httpError.js';
@@ -69,6 +70,30 @@ const criteriaResultSchema = {
   },
 } as const;
 
+/** The document fields GET /documents can be narrowed by (the search filters' keys but doc_id). */
+const LIST_FILTER_KEYS = ['language', 'section', 'source', 'title', 'collection', 'format'] as const;
+
+/** The list's query parameters as search filters. */
+function listFilters(
+  query: Partial<Record<(typeof LIST_FILTER_KEYS)[number], string[]>> & {
+    created_from?: string;
+    created_to?: string;
+  },
+): SearchFilters {
+  const filters: SearchFilters = {};
+  for (const key of LIST_FILTER_KEYS) {
+    const values = query[key];
+    if (values !== undefined) filters[key] = values.length === 1 ? values[0]! : values;
+  }
+  if (query.created_from !== undefined || query.created_to !== undefined) {
+    filters.created_at = {
+      ...(query.created_from !== undefined ? { from: query.created_from } : {}),
+      ...(query.created_to !== undefined ? { to: query.created_to } : {}),
+    };
+  }
+  return filters;
+}
+
 export function documentRoutes(deps: DocumentRouteDeps) {
   const { readModels, knowledge } = deps;
 
@@ -84,13 +109,21 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       path: '/documents',
       operationId: 'listDocuments',
       summary: 'List stored documents, newest first',
-      description: `A document is one ingested file or web page. Listed documents carry the first ${LIST_TEXT_CHARS} characters of their text (text_truncated says whether there is more); GET /documents/{doc_id} returns all of it.`,
+      description: `A document is one ingested file or web page. Listed documents carry the first ${LIST_TEXT_CHARS} characters of their text (text_truncated says whether there is more); GET /documents/{doc_id} returns all of it. Additive to the spec, the list can be narrowed by the documents' fields, as search filters narrow a search: each of ${LIST_FILTER_KEYS.join(', ')} once for equality or repeated for any of several values, and created_from/created_to for a range of creation times (both ends included); total and pages count the matching documents.`,
       tags: ['Documents'],
       query: {
         type: 'object',
         properties: {
           page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
           page_size: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+          ...Object.fromEntries(
+            LIST_FILTER_KEYS.map((key) => [
+              key,
+              { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2_000 }, maxItems: 50 },
+            ]),
+          ),
+          created_from: { type: 'string', format: 'date-time' },
+          created_to: { type: 'string', format: 'date-time' },
         },
         required: ['page', 'page_size'],
       },
@@ -112,7 +145,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         ...errorResponses,
       },
       async handle({ query, caller }) {
-        const filter = await knowledge.visible(caller);
+        const filter = await knowledge.visible(caller, listFilters(query));
         const [found, total] = await Promise.all([
           readModels.find<DocumentView>(DOCUMENTS, {
             filter,
