@@ -6,7 +6,8 @@
  * server's start to its first answer, so the figure can be read on any machine as a ratio. Each run
  * also reports the server's own account of where the time went (its `startupMs` log field: Node
  * and the modules, the stores, the roles, HTTP). And `npm start` itself, as a new user types it: npm,
- * the build check of `prestart` (a current build is not rebuilt), then node.
+ * the build check of `prestart` (a current build is not rebuilt), then node; and the command line's
+ * own start (`archivist --version`) beside `node -e 0`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -182,6 +183,25 @@ execFileSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'buil
   stdio: 'inherit',
 });
 await compare('`npm start`, empty data folder', emptyFolder, 'npm start', '<= 1,500 ms');
+
+/** Wall time of a command that exits, from spawn to exit. */
+function timedRun(args: string[]): number {
+  const started = performance.now();
+  execFileSync(process.execPath, args, { stdio: 'ignore' });
+  return performance.now() - started;
+}
+// The command line, as `npx archivist …` runs it (the compiled CLI): `--version` loads nothing of
+// the product, beside `node -e 0` in the same runs.
+const CLI_RUNS = 11;
+const cliTimes: number[] = [];
+const nodeTimes: number[] = [];
+for (let run = 0; run < CLI_RUNS; run += 1) {
+  nodeTimes.push(timedRun(['-e', '0']));
+  cliTimes.push(timedRun([cli, '--version']));
+}
+report(`node -e 0, spawn to exit (median of ${CLI_RUNS})`, median(nodeTimes), 'ms');
+report(`archivist --version, spawn to exit (median of ${CLI_RUNS})`, median(cliTimes), 'ms');
+report(`  ratio to node -e 0`, median(cliTimes) / median(nodeTimes), '×');
 
 const first = await startOnce();
 report('first start: projections build from 1,000,000 events', first.ms, 'ms');
