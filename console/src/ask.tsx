@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
 import { CitationDialog, CitedText, SourceList } from './citation';
 import type { QueryAnswer } from './wire';
+import { ErrorAlert } from './errorAlert';
 
 /** A question answered from the stored documents, each claim numbered after the source it rests on. */
 export function AskView() {
@@ -43,11 +44,7 @@ export function AskView() {
           {busy ? 'Asking…' : 'Ask'}
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <section aria-labelledby="answer-heading" aria-live="polite">
         {answer && (
           <>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
+import { ErrorAlert } from './errorAlert';
 
 interface LoggedEvent {
   position: number;
@@ -115,11 +116,7 @@ export function AuditView() {
         </label>
         <button type="submit">Apply</button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <p role="status">
         Stream {state}; {events.length} events shown, newest first.
       </p>

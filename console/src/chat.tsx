@@ -3,6 +3,7 @@ import { assistant, describeError } from './api';
 import { CitationDialog, CitedText, SourceList } from './citation';
 import { ActionDecision, PendingActions } from './pendingActions';
 import type { Citation, HistoryMessage } from './wire';
+import { ErrorAlert } from './errorAlert';
 
 interface ToolCallView {
   id: string;
@@ -269,11 +270,7 @@ export function ChatView(props: {
                   onOpen={(index) => setOpen({ turn: turn.key, index })}
                 />
               )}
-              {turn.error && (
-                <p role="alert" class="error">
-                  {turn.error}
-                </p>
-              )}
+              <ErrorAlert message={turn.error} />
             </li>
           ))}
         </ol>
@@ -296,11 +293,7 @@ export function ChatView(props: {
         </button>
         <span class="hint">Ctrl+Enter sends.</span>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <PendingActions refreshKey={refreshPending} />
       <CitationDialog
         citation={open ? (citationsOf(open.turn)[open.index] ?? null) : null}

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { assistant, describeError } from './api';
 import type { Conversation, ConversationHit } from './wire';
+import { ErrorAlert } from './errorAlert';
+import { SearchForm } from './searchForm';
 
 type Listing = 'Active' | 'Deleted';
 
@@ -56,15 +58,14 @@ export function ConversationsView(props: { onOpen: (conversationId: string) => v
         }),
       `Restored “${conversation.title ?? conversation.conversation_id}”.`,
     );
-  const search = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    if (!query.trim()) {
+  const search = async (text: string): Promise<void> => {
+    if (!text) {
       setHits(null);
       return;
     }
     try {
       const { data } = await assistant<{ results: ConversationHit[] }>('GET', 'search_conversations', {
-        query: { query: query.trim(), page_size: 50 },
+        query: { query: text, page_size: 50 },
       });
       setHits(data.results);
     } catch (failure) {
@@ -75,28 +76,14 @@ export function ConversationsView(props: { onOpen: (conversationId: string) => v
   return (
     <>
       <h1>Conversations</h1>
-      <form
-        class="panel"
-        role="search"
-        aria-label="Search conversations"
-        onSubmit={(event) => void search(event)}
-      >
-        <label>
-          Search titles and messages
-          <input
-            type="search"
-            dir="auto"
-            value={query}
-            onInput={(event) => setQuery(event.currentTarget.value)}
-          />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <SearchForm
+        label="Search titles and messages"
+        name="Search conversations"
+        query={query}
+        setQuery={setQuery}
+        onSearch={search}
+      />
+      <ErrorAlert message={error} />
       {notice && <p role="status">{notice}</p>}
       {hits && (
         <section aria-labelledby="hits-heading">

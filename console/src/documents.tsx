@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { assistant, describeError, retrieval } from './api';
 import { ActionDecision } from './pendingActions';
 import type { DocumentPage, DocumentRecord, ToolOutcome } from './wire';
+import { ErrorAlert } from './errorAlert';
 
 const PAGE_SIZE = 100;
 
@@ -148,11 +149,7 @@ export function DocumentsView() {
           Reload
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {listing && (
         <p role="status">
           {listing.total} documents; showing {shown.length} of page {listing.page} of{' '}

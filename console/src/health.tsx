@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
+import { ErrorAlert } from './errorAlert';
 
 interface Health {
   status: string;
@@ -65,11 +66,7 @@ export function HealthView() {
       <button type="button" class="secondary" onClick={() => setReloads((count) => count + 1)}>
         Refresh
       </button>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {health && (
         <p role="status">
           Status <strong>{health.status}</strong>, version {health.version};{' '}

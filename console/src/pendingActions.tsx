@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { assistant, describeError } from './api';
 import type { PendingAction, ToolOutcome } from './wire';
+import { ErrorAlert } from './errorAlert';
 
 type Decision =
   { state: 'open' } | { state: 'busy' } | { state: 'done'; text: string } | { state: 'failed'; text: string };
@@ -99,11 +100,7 @@ export function PendingActions(props: { refreshKey?: number }) {
       <button type="button" class="secondary" onClick={() => setReloads((count) => count + 1)}>
         Refresh pending actions
       </button>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {actions && actions.length === 0 && <p>Nothing waits for confirmation.</p>}
       {actions && actions.length > 0 && (
         <ul class="plain">

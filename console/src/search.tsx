@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
 import { CitationDialog } from './citation';
 import type { Citation, SearchHit } from './wire';
+import { ErrorAlert } from './errorAlert';
+import { SearchForm } from './searchForm';
 
 const citationOf = (hit: SearchHit): Citation => ({
   doc_id: hit.doc_id,
@@ -19,13 +21,12 @@ export function SearchView() {
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<number | null>(null);
 
-  const search = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    if (!query.trim()) return;
+  const search = async (text: string): Promise<void> => {
+    if (!text) return;
     setError(null);
     try {
       const result = await retrieval<{ results: SearchHit[] }>('POST', '/search', {
-        body: { query: query.trim(), top_k: 10 },
+        body: { query: text, top_k: 10 },
       });
       setHits(result.results);
     } catch (failure) {
@@ -36,23 +37,8 @@ export function SearchView() {
   return (
     <>
       <h1>Search</h1>
-      <form class="panel" role="search" onSubmit={(event) => void search(event)}>
-        <label>
-          Search terms
-          <input
-            type="search"
-            dir="auto"
-            value={query}
-            onInput={(event) => setQuery(event.currentTarget.value)}
-          />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <SearchForm label="Search terms" query={query} setQuery={setQuery} onSearch={search} />
+      <ErrorAlert message={error} />
       {hits && (
         <section aria-labelledby="results-heading">
           <h2 id="results-heading">{hits.length} results</h2>

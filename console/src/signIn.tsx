@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { describeError, signIn, type Me } from './api';
+import { ErrorAlert } from './errorAlert';
 
 /** The sign-in form: a user of the Assistant API (`archivist users add`), by name and password. */
 export function SignInView(props: { onSignedIn: (me: Me) => void; notice: string | null }) {
@@ -49,11 +50,7 @@ export function SignInView(props: { onSignedIn: (me: Me) => void; notice: string
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
       </form>
     </main>
   );

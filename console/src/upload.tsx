@@ -3,6 +3,7 @@ import { describeError, retrieval } from './api';
 import { createPool } from './pool';
 import { followTask, NEW_TASK, type TaskView } from './taskProgress';
 import type { TaskAccepted } from './wire';
+import { ErrorAlert } from './errorAlert';
 
 const ACCEPTED =
   '.txt,.md,.markdown,.rst,.pdf,.docx,.pptx,.html,.htm,.json,.csv,.xlsx,.png,.jpg,.jpeg,.tiff,.tif,.bmp,.zip';
@@ -50,11 +51,7 @@ function Progress(props: { upload: Upload }) {
       </p>
       <progress aria-labelledby={label} max={1} value={task.progress} />
       {task.stages.length > 0 && <p class="hint">Stages seen: {task.stages.join(' → ')}</p>}
-      {task.error && (
-        <p role="alert" class="error">
-          {task.error}
-        </p>
-      )}
+      <ErrorAlert message={task.error} />
       {outcome && <p dir="auto">{outcome}</p>}
     </li>
   );
@@ -223,11 +220,7 @@ export function UploadView() {
         </label>
         <button type="submit">Fetch and store</button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <section aria-labelledby="progress-heading" aria-live="polite">
         <h2 id="progress-heading">Progress</h2>
         {uploads.length === 0 ? (
