@@ -22,32 +22,37 @@ function newest(path) {
   return latest;
 }
 
-const inputs = [
-  'src',
-  'console',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
+// Each build step: what it reads, and what it writes every time it runs (tsc's incremental state; the
+// console's page). Compiled modules are no marker: tsc rewrites only what changed.
+const steps = [
+  {
+    inputs: ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'],
+    output: at('dist', '.tsbuildinfo'),
+  },
+  ...(existsSync(at('console'))
+    ? [
+        {
+          inputs: ['console', 'package.json', 'package-lock.json'],
+          output: at('dist', 'console', 'index.html'),
+        },
+      ]
+    : []),
 ];
-// What each build step writes every time it runs (tsc's incremental state; the console's page); a
-// missing one means no complete build. Compiled modules are no marker: tsc rewrites only what changed.
-const outputs = [
-  at('dist', '.tsbuildinfo'),
-  ...(existsSync(at('console')) ? [at('dist', 'console', 'index.html')] : []),
-];
-
-const built = Math.min(...outputs.map((output) => (existsSync(output) ? statSync(output).mtimeMs : 0)));
-const changed = Math.max(...inputs.map((input) => newest(at(input))));
-if (built === 0 || changed > built) {
+const builtAt = (output) => (existsSync(output) ? statSync(output).mtimeMs : 0);
+const missing = steps.some((step) => builtAt(step.output) === 0);
+const stale = steps.some(
+  (step) => Math.max(...step.inputs.map((input) => newest(at(input)))) > builtAt(step.output),
+);
+if (missing || stale) {
   process.stderr.write(
-    built === 0
+    missing
       ? 'archivist: building (no build yet)\n'
       : 'archivist: sources changed since the last build; rebuilding\n',
   );
   const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
-  // tsc leaves its state untouched when a touched source compiles to the same output.
+  // tsc leaves its state untouched when nothing it compiles changed (the console did, or a source
+  // was only touched): marked built now, so that the next start does not build again.
   const now = new Date();
-  for (const output of outputs) if (existsSync(output)) utimesSync(output, now, now);
+  for (const { output } of steps) if (existsSync(output)) utimesSync(output, now, now);
 }
