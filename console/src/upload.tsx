@@ -27,16 +27,20 @@ interface TaskRecord {
   result: Record<string, unknown> | null;
 }
 
+const chunks = (count: unknown): string => `${String(count ?? 0)} ${count === 1 ? 'chunk' : 'chunks'}`;
+
 /** A task's result in a sentence: what was stored, or why nothing was. */
 function outcomeOf(record: TaskRecord): string {
   const result = record.result ?? {};
   if (record.error) return record.error;
   if (result['is_duplicate']) return String(result['duplicate_message'] ?? 'Already stored');
   if ('urls_processed' in result)
-    return `${String(result['successful'])} of ${String(result['urls_processed'])} pages stored, ${String(result['total_chunks_added'])} chunks`;
+    return `${String(result['successful'])} of ${String(result['urls_processed'])} pages stored, ${chunks(result['total_chunks_added'])}`;
   const timings = result['timings_ms'] as Record<string, number> | undefined;
   const stages = timings ? ` (${Object.keys(timings).join(' → ')})` : '';
-  return `Stored “${String(result['title'] ?? '')}”: ${String(result['chunks_added'] ?? 0)} chunks${stages}`;
+  // The title isolated (FSI … PDI): an Arabic one would otherwise pull the quote marks and the count
+  // into its own right-to-left run.
+  return `Stored “\u2068${String(result['title'] ?? '')}\u2069”: ${chunks(result['chunks_added'])}${stages}`;
 }
 
 function Progress(props: { upload: Upload }) {

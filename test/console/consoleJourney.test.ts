@@ -171,7 +171,8 @@ describe('The web console in a browser (journey)', function () {
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     const item = page.locator('.uploads li', { hasText: 'lighthouse-manual.md' });
     await item.locator('.status', { hasText: 'completed' }).waitFor();
-    await item.getByText(`Stored “${TITLE}”`).waitFor();
+    // The title is isolated from the sentence (FSI … PDI), for titles written right to left.
+    await item.getByText(`Stored “\u2068${TITLE}\u2069”: 1 chunk (`).waitFor();
     expect(await item.locator('progress').getAttribute('value')).to.equal('1');
     // The result names the stages the ingestion went through.
     expect(await item.textContent())
