@@ -203,7 +203,8 @@ export interface Selection {
  * when it opens a section whose heading holds them: an FAQ's heading asks the question and the
  * sentences after it answer without repeating it. Its score adds a preference for short units (a
  * long list line holds many words by chance), the shape the question asks for (a version number, a
- * count, a date, a command, a name) and, slightly, its source's rank.
+ * count, a date, a command, a name) and its source's rank, which breaks near ties: retrieval ranked
+ * the whole passages with both keyword and meaning evidence, which a unit's own terms do not see.
  *
  * The confidence is the mean of three shares of the question's terms: held by the best unit (its
  * relevance), by the section it stands in, and by the sources at all. A question whose rare terms
@@ -239,7 +240,9 @@ export function selectAnswer(question: string, passages: readonly Passage[]): Se
       const opening = share(candidate.heading) * (OPENING[candidate.position] ?? 0.4);
       const relevance = coverage + (1 - coverage) * 0.9 * opening;
       const length = 1 / (1 + Math.max(0, candidate.words - 30) / 60);
-      const rank = 0.05 / (1 + candidate.source);
+      // Weighed on the evaluation's calibration half (0.05 → 0.1 raised first citations there from
+      // 80.8 to 82.1 %, and on the held-out half from 78.1 to 78.7 %, key fact not lower).
+      const rank = 0.1 / (1 + candidate.source);
       return { candidate, relevance, opening, score: relevance * length + (relevance > 0 ? fits + rank : 0) };
     })
     .sort((a, b) => b.score - a.score);
