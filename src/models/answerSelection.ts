@@ -208,7 +208,8 @@ export interface Selection {
  *
  * The confidence is the mean of three shares of the question's terms: held by the best unit (its
  * relevance), by the section it stands in, and by the sources at all. A question whose rare terms
- * the sources lack, or hold only far from each other, is one they do not answer.
+ * the sources lack, or hold only far from each other, is one they do not answer; so is one about a
+ * name (see subjectsOf) that no source mentions at all, however well its other words match.
  *
  * The best unit is kept with the sentences that follow it in its section when that section's heading
  * asks the question, then with units of nearly its score and relevance (and its shape), and with the unit right
@@ -248,6 +249,13 @@ export function selectAnswer(question: string, passages: readonly Passage[]): Se
     .sort((a, b) => b.score - a.score);
   const best = scored[0];
   if (!best) return { units: [], confidence: 0 };
+  // A name the question asks about that no source mentions at all: the sources are about something else.
+  const unheard = subjects.some((term) =>
+    candidates.every(
+      (candidate) => holds(candidate.terms, term) === 0 && holds(candidate.heading, term) === 0,
+    ),
+  );
+  if (unheard) return { units: [], confidence: 0 };
   const section = candidates.filter(
     (candidate) => candidate.source === best.candidate.source && candidate.heading === best.candidate.heading,
   );

@@ -15,7 +15,7 @@ import {
  * asked through `POST /api/v1/query`. The floors sit a little under the figures measured when they
  * were set (docs/benchmarks.md), so that a change that makes answers worse fails here.
  */
-const FLOORS: Floors = { keyFact: 0.69, firstCitation: 0.79, abstention: 0.86, falseAbstention: 0.11 };
+const FLOORS: Floors = { keyFact: 0.69, firstCitation: 0.79, abstention: 0.88, falseAbstention: 0.11 };
 
 describe('answer evaluation, embedded default', function () {
   this.timeout(300_000);

@@ -155,5 +155,20 @@ describe('local extractive chat model', () => {
       expect(await ask('What is the capital of France?', [validator, framework])).to.equal(NOT_FOUND_ANSWER);
       expect(await ask('x', [validator, framework])).to.equal(NOT_FOUND_ANSWER);
     });
+
+    it('abstains on a question about a name no source mentions, however well its other words match', async () => {
+      const images = {
+        title: 'Images',
+        text: 'The difference between an image and a container is that an image is kept on disk.',
+      };
+      // The sources explain images and containers, but of nothing called Docker.
+      expect(await ask('What is the difference between a Docker image and a container?', [images])).to.equal(
+        NOT_FOUND_ANSWER,
+      );
+      const docker = { ...images, text: `In Docker, ${images.text}` };
+      expect(await ask('What is the difference between a Docker image and a container?', [docker])).to.equal(
+        `${docker.text} [1]`,
+      );
+    });
   });
 });
