@@ -41,3 +41,24 @@ export function requireSameOriginForCookie(ctx: Context): void {
     'A request authenticated by the session cookie must come from this server’s own pages (Origin or Sec-Fetch-Site: same-origin); API clients send credentials in a header instead',
   );
 }
+
+/**
+ * Refuses (403) a request a browser sent from another site on the strength of the session cookie,
+ * whatever its method: on the Assistant API even a GET acts (`stream_ai_response` runs a chat turn),
+ * and SameSite=Lax still sends the cookie with another site's links. Another site is what the
+ * browser says (`Sec-Fetch-Site: cross-site` or `same-site`) or an `Origin` of another host. A
+ * person's own navigation (`Sec-Fetch-Site: none`) and requests without a browser's headers (API
+ * clients) are left alone.
+ */
+export function refuseCrossSiteCookie(ctx: Context): void {
+  const site = ctx.get('sec-fetch-site');
+  if (site === 'same-origin' || site === 'none') return;
+  const crossSite =
+    site === 'cross-site' || site === 'same-site' || (ctx.get('origin') !== '' && !fromSameOrigin(ctx));
+  if (!crossSite) return;
+  throw new HttpError(
+    403,
+    'cross_site_request',
+    'The session cookie does not act for pages of other sites; API clients send credentials in the Authorization header',
+  );
+}

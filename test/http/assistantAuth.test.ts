@@ -99,6 +99,36 @@ describe('Assistant API authentication', function () {
       await app.http.post('/api/method/logout').expect(200);
     });
 
+    it("does not let the cookie act for another site's pages, even on a GET; API clients and the console's own pages are unaffected", async () => {
+      const login = await app.http
+        .post('/api/method/login')
+        .send({ usr: alice.name, pwd: alice.password })
+        .expect(200);
+      const sid = sidOf(login.headers['set-cookie']);
+      // stream_ai_response is a GET that runs a chat turn: a link on another site must not start one.
+      const stream = '/api/method/assistant.api.stream_ai_response?prompt=delete%20everything';
+      for (const headers of [
+        { 'Sec-Fetch-Site': 'cross-site' },
+        { 'Sec-Fetch-Site': 'same-site' },
+        { Origin: 'http://evil.example' },
+        { Origin: 'null' },
+      ]) {
+        const refused = await app.http.get(stream).set('Cookie', sid).set(headers).expect(403);
+        expectEnvelopeError(refused.body, 403, 'cross_site_request');
+        await app.http.get(CONFIG).set('Cookie', sid).set(headers).expect(403);
+      }
+      // A person's own navigation, this server's pages, and a client without a browser's headers.
+      await app.http.get(CONFIG).set('Cookie', sid).set('Sec-Fetch-Site', 'none').expect(200);
+      await app.http.get(CONFIG).set('Cookie', sid).set('Sec-Fetch-Site', 'same-origin').expect(200);
+      await app.http.get(CONFIG).set('Cookie', sid).expect(200);
+      // Credentials in a header are not the cookie's: another site's page cannot send them.
+      await app.http
+        .get(CONFIG)
+        .set('Authorization', alice.authorization)
+        .set('Sec-Fetch-Site', 'cross-site')
+        .expect(200);
+    });
+
     it('keeps no session id, password or key secret in clear in any store', async () => {
       const login = await app.http
         .post('/api/method/login')

@@ -5,6 +5,7 @@ import type { SessionStore } from '../../users/sessions.js';
 import { actorIdOf, type Principal, type Users } from '../../users/users.js';
 import { HttpError, serviceUnavailable } from '../httpError.js';
 import type { RequestState } from '../mountRoutes.js';
+import { refuseCrossSiteCookie } from '../sameOrigin.js';
 
 /** The login cookie. */
 export const SESSION_COOKIE = 'sid';
@@ -44,7 +45,8 @@ export const clearSessionCookie = (): string =>
  * credentials is answered 401 with `WWW-Authenticate`, before routing: unknown endpoints too, so
  * nothing about the API's endpoints is learnt without credentials. The Retrieval API's `X-API-Key`
  * authenticates no one here: it names a service, not a user, and every assistant endpoint acts for
- * a user. The principal is left on `ctx.state.principal`; events record `user:<name>` as the actor.
+ * a user. The cookie does not act for another site's pages (403 `cross_site_request`, sameOrigin.ts).
+ * The principal is left on `ctx.state.principal`; events record `user:<name>` as the actor.
  */
 export function assistantAuth(deps: AssistantAuthDeps): Middleware {
   const jwt = deps.verifyJwt !== null;
@@ -63,6 +65,7 @@ export function assistantAuth(deps: AssistantAuthDeps): Middleware {
           'Set-Cookie': clearSessionCookie(),
         });
       }
+      refuseCrossSiteCookie(ctx);
       return principal;
     }
     const hint = ctx.get('x-api-key')
