@@ -21,6 +21,25 @@ function typeExpression(path: string, column: string): string {
   return `json_type(${column}, '$.${path}')`;
 }
 
+/** Above this many values an `IN` list is one JSON parameter: SQLite takes at most 32,766 parameters. */
+const BOUND_LIST_MAX = 256;
+
+const placeholders = (count: number): string => Array<string>(count).fill('?').join(', ');
+
+/**
+ * The right-hand side of `IN` for `values`, its parameters added to `params`: one `?` each for a short
+ * list; for a long one (a restricted user's visible documents, say: tens of thousands) a single JSON
+ * array read by `json_each`, which no parameter limit stops and which keeps one statement shape.
+ */
+function listOf(values: readonly (string | number)[], params: unknown[]): string {
+  if (values.length <= BOUND_LIST_MAX) {
+    params.push(...values);
+    return `(${placeholders(values.length)})`;
+  }
+  params.push(JSON.stringify(values));
+  return '(SELECT value FROM json_each(?))';
+}
+
 /** Compiles a filter with MongoDB's semantics: null matches missing, ranges never cross types. */
 export function compileFilter(filter: Filter | undefined, column = 'doc'): SqlFragment {
   const clauses: string[] = [];
@@ -53,18 +72,15 @@ export function compileFilter(filter: Filter | undefined, column = 'doc'): SqlFr
       const texts = options.filter((option): option is string => typeof option === 'string');
       const numbers = options.filter((option): option is number => typeof option === 'number');
       const booleans = options.filter((option): option is boolean => typeof option === 'boolean');
-      const list = (count: number): string => Array<string>(count).fill('?').join(', ');
       const parts: string[] = [];
       if (texts.length > 0) {
-        parts.push(`coalesce(${value} IN (${list(texts.length)}) AND ${type} = 'text', 0)`);
-        params.push(...texts);
+        parts.push(`coalesce(${value} IN ${listOf(texts, params)} AND ${type} = 'text', 0)`);
       }
       if (numbers.length > 0) {
-        parts.push(`coalesce(${value} IN (${list(numbers.length)}) AND ${type} IN ('integer', 'real'), 0)`);
-        params.push(...numbers);
+        parts.push(`coalesce(${value} IN ${listOf(numbers, params)} AND ${type} IN ('integer', 'real'), 0)`);
       }
       if (booleans.length > 0) {
-        parts.push(`coalesce(${type} IN (${list(booleans.length)}), 0)`);
+        parts.push(`coalesce(${type} IN (${placeholders(booleans.length)}), 0)`);
         params.push(...booleans.map((option) => (option ? 'true' : 'false')));
       }
       if (options.includes(null)) parts.push(`${value} IS NULL`);

@@ -166,6 +166,21 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         ]);
       });
 
+      it('takes lists longer than any bound on query parameters (a restricted user’s visible documents)', async () => {
+        // SQLite takes at most 32,766 parameters in one statement.
+        const many = Array.from({ length: 40_000 }, (_, i) => `team-${i}`);
+        const filter = { team: { $in: [...many, 'docs'] } };
+        expect(ids(await store.find(name, { filter, sort: [['age', 1]] }))).to.deep.equal(['p3', 'p4']);
+        expect(await store.count(name, filter)).to.equal(2);
+        expect(
+          ids(await store.find(name, { filter: { team: { $nin: [...many, 'core'] } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p3', 'p4', 'p5']);
+        const ages = Array.from({ length: 40_000 }, (_, i) => 1_000 + i);
+        expect(
+          ids(await store.find(name, { filter: { age: { $in: [...ages, 33, 41] } }, sort: [['age', 1]] })),
+        ).to.deep.equal(['p4', 'p2']);
+      });
+
       it('supports ranges that never compare across types', async () => {
         expect(
           ids(await store.find(name, { filter: { age: { $gte: 33, $lt: 41 } }, sort: [['age', 1]] })),
