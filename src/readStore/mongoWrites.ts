@@ -90,8 +90,16 @@ async function upsertByInserting(
     await collection.insertMany(docs, { ordered: false });
   } catch (error) {
     if (!(error instanceof MongoBulkWriteError)) throw error;
-    const failures = [error.writeErrors].flat();
-    if (failures.some((failure) => failure.code !== 11000)) throw error;
+    const failures = [error.writeErrors].flat().filter((failure) => failure !== undefined);
+    // Only duplicates, each accounted for: the rest went in. A bulk error can also carry a lost
+    // connection or a write concern failure with no write error at all (a server restarting): then
+    // what went in is unknown, and the batch must fail, not pass as "all duplicates", or the caller
+    // would record it applied (a projection's checkpoint would move past documents never written).
+    const onlyDuplicates =
+      failures.length > 0 &&
+      failures.every((failure) => failure.code === 11000) &&
+      error.insertedCount + failures.length === docs.length;
+    if (!onlyDuplicates) throw error;
     existing = failures.map((failure) => failure.index).sort((a, b) => a - b);
   }
   await inCommands(
