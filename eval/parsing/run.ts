@@ -3,10 +3,19 @@
  * and prints, per document and in total, heading recall / precision / level accuracy, table count and
  * cell recall, text recall, noise (navigation, running headers) removed and OCR character error rate.
  * `-- --only REGEX` limits it to matching ids; `-- --dump ID` prints what the pipeline made of one
- * document (for writing and checking expectations).
+ * document (for writing and checking expectations); `-- --corpus heldout` scores the held-out corpus
+ * (test/corpus/heldout) instead.
  */
 import { documentText } from './score.js';
-import { evaluateCorpus, loadCorpus, parseCorpusFile, totals, type DocumentResult } from './evaluate.js';
+import {
+  CORPUS,
+  evaluateCorpus,
+  HELD_OUT_CORPUS,
+  loadCorpus,
+  parseCorpusFile,
+  totals,
+  type DocumentResult,
+} from './evaluate.js';
 import { createTesseractOcr } from '../../src/parsing/ocr/tesseractOcr.js';
 
 const args = process.argv.slice(2);
@@ -15,17 +24,24 @@ const flag = (name: string): string | undefined => {
   return at >= 0 ? args[at + 1] : undefined;
 };
 
+const corpusName = flag('--corpus') ?? 'real';
+if (corpusName !== 'real' && corpusName !== 'heldout') {
+  console.error(`--corpus is real or heldout, not ${corpusName}`);
+  process.exit(2);
+}
+const corpus = corpusName === 'heldout' ? HELD_OUT_CORPUS : CORPUS;
+
 const dump = flag('--dump');
 if (dump) {
-  const entry = loadCorpus({ strict: false }).find((candidate) => candidate.id === dump);
+  const entry = loadCorpus({ strict: false, corpus }).find((candidate) => candidate.id === dump);
   const file = entry?.file ?? dump;
   const ocr = createTesseractOcr({ workers: 1 });
   const never = (): Promise<never> => Promise.reject(new Error('not used'));
-  const document = await parseCorpusFile(file, {
-    ocr,
-    describer: { describe: never },
-    summarizer: { summarize: never },
-  });
+  const document = await parseCorpusFile(
+    file,
+    { ocr, describer: { describe: never }, summarizer: { summarize: never } },
+    corpus,
+  );
   await ocr.close();
   for (const block of document.blocks) {
     if (block.type === 'heading') console.log(`H${block.level} ${block.text}`);
@@ -40,7 +56,7 @@ if (dump) {
 
 const only = flag('--only');
 const started = performance.now();
-const results = await evaluateCorpus(only ? { filter: new RegExp(only) } : {});
+const results = await evaluateCorpus({ corpus, ...(only ? { filter: new RegExp(only) } : {}) });
 const seconds = (performance.now() - started) / 1000;
 print(results);
 const total = totals(results);
