@@ -131,6 +131,13 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     `SELECT position, type FROM events WHERE position > ? ORDER BY position ${LIMIT_BOUND}`,
   );
   const journal = createAppendJournal();
+  /**
+   * This process is the log's only writer (no polling, no announcements of other processes'
+   * appends): the newest position it appended or read is the log's head, and a subscription there
+   * has nothing to read.
+   */
+  const onlyWriter = (options.pollIntervalMs ?? null) === null && !options.externalAppends;
+  let knownHead = selectHead.get()?.head ?? 0;
   const pending: PendingAppend[] = [];
   let flushScheduled = false;
   let committing: Promise<void> | null = null;
@@ -166,8 +173,9 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       if (pending.length > 0) scheduleFlush();
       return;
     }
+    const recordedAt = new Date().toISOString();
     committing = committer
-      .commit(serialized, new Date().toISOString())
+      .commit(serialized, recordedAt)
       .then(
         (outcomes) => {
           let anyAppended = false;
@@ -175,9 +183,23 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
             const item = batch[index]!;
             if (outcome.ok) {
               anyAppended ||= item.events.length > 0;
-              // An append's events take consecutive positions, ending at the one it reports.
-              const first = outcome.result.position - item.events.length + 1;
-              item.events.forEach((event, i) => journal.record(first + i, event.type, item.stream));
+              // An append's events take consecutive positions and versions, ending at the ones it reports.
+              const { position, nextExpectedVersion } = outcome.result;
+              const appendedEvents = serialized[index]!.events;
+              appendedEvents.forEach((event, i) => {
+                const back = appendedEvents.length - 1 - i;
+                journal.record({
+                  position: position - back,
+                  stream: item.stream,
+                  version: nextExpectedVersion - back,
+                  event_id: event.id,
+                  type: event.type,
+                  data: event.data,
+                  metadata: event.metadata,
+                  recorded_at: recordedAt,
+                });
+              });
+              knownHead = Math.max(knownHead, position);
               item.resolve(outcome.result);
             } else {
               item.reject(appendError(outcome.failure));
@@ -264,13 +286,15 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     },
   );
 
-  /** A filtered read, skipped when the journal shows that nothing after `position` matches. */
+  /** A filtered read, answered by the journal of this process's latest appends when it can. */
   function readFiltered(position: number, maxCount: number, filter: EventFilter | undefined): AllBatch {
-    if (filter?.eventTypes && filter.eventTypes.length > 0) {
-      const skipped = journal.skipTo(position, filter);
-      if (skipped !== null) return { events: [], checkpoint: skipped };
-    }
-    return readFilteredFromLog(position, maxCount, filter);
+    return journal.readAfter(position, maxCount, filter) ?? readFilteredFromLog(position, maxCount, filter);
+  }
+
+  /** A subscription's read: at the head of a log only this process writes, there is nothing to read. */
+  function readFollowing(position: number, maxCount: number, filter: EventFilter | undefined): AllBatch {
+    if (onlyWriter && position >= knownHead) return { events: [], checkpoint: position };
+    return readFiltered(position, maxCount, filter);
   }
 
   /** The newest position among events of these types: one index seek per type. */
@@ -342,7 +366,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return subscriptions.track(
         pullAllSubscription(
           appended,
-          (position, max) => readFiltered(position, max, subscribeOptions.filter),
+          (position, max) => readFollowing(position, max, subscribeOptions.filter),
           subscribeOptions,
         ),
       );
@@ -376,6 +400,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
     async deleteStream(stream) {
       assertOpen();
       deleteInTransaction.immediate(stream);
+      journal.forget(stream);
     },
 
     async scrub() {
