@@ -30,7 +30,7 @@ export async function embedWithCache(
       { kind: 'passage', ...(signal ? { signal } : {}) },
     );
     const entries = slice.map(([hash], index) => ({ hash, vector: computed[index]! }));
-    await cache.put(embedder.space, entries);
+    await cache.put(embedder.space, entries, { durable: embedder.worthStoring !== false });
     for (const { hash, vector } of entries) vectors.set(hash, vector);
     await onBatch?.(start + slice.length, missing.length);
   }

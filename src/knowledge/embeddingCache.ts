@@ -9,7 +9,16 @@ import type { ReadStore } from '../readStore/readStore.js';
 export interface EmbeddingCache {
   /** The cached vectors of `model` for these content hashes (hashes not cached are absent). */
   get(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
-  put(model: string, entries: ReadonlyArray<{ hash: string; vector: Float32Array }>): Promise<void>;
+  /**
+   * Caches vectors: in the store when `durable` (the default), otherwise in this process's memory
+   * only, for the vector index to take soon after (their embedder computes them faster than the store
+   * would give them back).
+   */
+  put(
+    model: string,
+    entries: ReadonlyArray<{ hash: string; vector: Float32Array }>,
+    options?: { durable?: boolean },
+  ): Promise<void>;
   /** Forgets these hashes for every model. */
   delete(hashes: readonly string[]): Promise<void>;
 }
@@ -35,26 +44,46 @@ function decode(text: string): Float32Array {
   return vector;
 }
 
-/** The cache as documents of the read store (SQLite embedded, MongoDB distributed). */
-export function createReadStoreEmbeddingCache(store: ReadStore): EmbeddingCache {
+/**
+ * The cache as documents of the read store (SQLite embedded, MongoDB distributed), with the latest
+ * `memoryEntries` vectors also in memory: an ingestion computes them and the vector index takes them
+ * a moment later, usually in the same process.
+ */
+export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 4_096): EmbeddingCache {
   let ready: Promise<void> | null = null;
   const init = (): Promise<void> =>
     (ready ??= store.ensureCollection({ name: EMBEDDINGS_COLLECTION, indexes: ['hash'] }));
   const id = (model: string, hash: string): string => `${modelKey(model)}:${hash}`;
+  // Insertion order is age: the oldest goes first.
+  const recent = new Map<string, Float32Array>();
+  const remember = (key: string, vector: Float32Array): void => {
+    recent.delete(key);
+    recent.set(key, vector);
+    if (recent.size > memoryEntries) recent.delete(recent.keys().next().value!);
+  };
 
   return {
     async get(model, hashes) {
+      const vectors = new Map<string, Float32Array>();
+      const rest: string[] = [];
+      for (const hash of hashes) {
+        const vector = recent.get(`${model}\n${hash}`);
+        if (vector) vectors.set(hash, vector);
+        else rest.push(hash);
+      }
+      if (rest.length === 0) return vectors;
       await init();
       const found = await store.getMany<Entry>(
         EMBEDDINGS_COLLECTION,
-        hashes.map((hash) => id(model, hash)),
+        rest.map((hash) => id(model, hash)),
       );
-      return new Map(
-        found.filter((entry) => entry.model === model).map((entry) => [entry.hash, decode(entry.vector)]),
-      );
+      for (const entry of found) if (entry.model === model) vectors.set(entry.hash, decode(entry.vector));
+      return vectors;
     },
-    async put(model, entries) {
+    async put(model, entries, options = {}) {
       if (entries.length === 0) return;
+      for (const { hash, vector } of entries) remember(`${model}\n${hash}`, vector);
+      if (options.durable === false) return;
       await init();
       await store.write(
         entries.map(({ hash, vector }) => ({
@@ -66,6 +95,9 @@ export function createReadStoreEmbeddingCache(store: ReadStore): EmbeddingCache 
     },
     async delete(hashes) {
       if (hashes.length === 0) return;
+      const gone = new Set(hashes);
+      for (const key of [...recent.keys()])
+        if (gone.has(key.slice(key.indexOf('\n') + 1))) recent.delete(key);
       await init();
       await store.write([
         { op: 'deleteWhere', collection: EMBEDDINGS_COLLECTION, filter: { hash: { $in: [...hashes] } } },

@@ -21,6 +21,13 @@ export interface Embedder {
   readonly dimensions: number;
   /** Most texts per `embed` call the model takes; callers split larger batches. */
   readonly maxBatch: number;
+  /**
+   * Whether its vectors are worth storing in the embedding cache (default true: a model's call
+   * costs milliseconds to seconds a text). False for an embedder that computes a vector in less time
+   * than storing one and reading it back costs: its vectors are handed over in memory only, and
+   * computed again after a restart.
+   */
+  readonly worthStoring?: boolean;
   embed(
     texts: readonly string[],
     options: { kind: 'query' | 'passage'; signal?: AbortSignal },

@@ -133,6 +133,8 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
     // folded by the index normaliser (3); Chinese, Japanese and Thai runs divided into words (4).
     space: `${name}-features-4`,
     dimensions,
+    // ~0.06 ms a chunk: less than writing its vector to the read store and reading it back.
+    worthStoring: false,
     maxBatch: 256,
     async embed(texts, { signal }) {
       const vectors: Float32Array[] = [];
