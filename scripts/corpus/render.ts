@@ -10,6 +10,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { releaseWorkbook } from './releaseTables.js';
 import { parseHtmlDocument, toArray } from '../../src/parsing/text/htmlDom.js';
 import sharp from 'sharp';
+import { escapeXml, scanLook, wrap } from './scanLook.js';
 
 const OUT = 'test/corpus/real/';
 const DPI = 150;
@@ -155,20 +156,6 @@ const SCANS: Scan[] = [
   },
 ];
 
-/** Greedy word wrap by an estimated glyph width (DejaVu Sans averages ~0.55 em Latin, ~0.45 em Arabic). */
-function wrap(text: string, maxChars: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > maxChars) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 /** The paragraph's leading sentences, at most `max` characters (at least one sentence). */
 function sentences(text: string, max: number): string {
   const parts = text.match(/[^.!?]+[.!?]+(\s+|$)|[^.!?]+$/g) ?? [text];
@@ -180,20 +167,6 @@ function sentences(text: string, max: number): string {
   return out.trim();
 }
 
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function seeded(seed: number): () => number {
-  let state = seed * 2654435761;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function renderScan(scan: Scan): Promise<string> {
   const px = (scan.points / 72) * DPI;
   const lineHeight = Math.round(px * 1.45);
@@ -201,6 +174,7 @@ async function renderScan(scan: Scan): Promise<string> {
   const rows: Array<{ text: string; rtl: boolean } | null> = [];
   const reference: string[] = [];
   for (const paragraph of scan.paragraphs.map((p) => ({ ...p, text: sentences(p.text, 700) }))) {
+    // Wrapped by an estimated glyph width: DejaVu Sans averages ~0.55 em Latin, ~0.45 em Arabic.
     const perLine = Math.floor(usable / (px * (paragraph.rtl ? 0.47 : 0.56)));
     const lines = wrap(paragraph.text, perLine);
     for (const line of lines) rows.push({ text: line, rtl: paragraph.rtl });
@@ -225,16 +199,7 @@ async function renderScan(scan: Scan): Promise<string> {
     .greyscale()
     .raw()
     .toBuffer({ resolveWithObject: true });
-  // Paper tone, ink that is not quite black, grain and a few specks, as a cheap scanner gives.
-  const random = seeded(scan.seed);
-  const pixels = new Uint8Array(data.length);
-  for (let i = 0; i < data.length; i += 1) {
-    const ink = 1 - (data[i] ?? 255) / 255;
-    const base = scan.paper * (1 - ink) + 40 * ink;
-    const grain = (random() + random() + random() - 1.5) * scan.noise;
-    const speck = random() < 0.0008 ? -120 : 0;
-    pixels[i] = Math.max(0, Math.min(255, Math.round(base + grain + speck)));
-  }
+  const pixels = scanLook(data, scan);
   let image = sharp(pixels, { raw: { width: info.width, height: info.height, channels: 1 } })
     .rotate(scan.skewDegrees, { background: { r: scan.paper, g: scan.paper, b: scan.paper } })
     .withMetadata({ density: DPI });

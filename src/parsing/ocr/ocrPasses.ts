@@ -85,3 +85,30 @@ export function countWords(text: string): number {
 function wordScore(text: string): number {
   return text.match(/[\p{L}\p{N}]{2,}/gu)?.length ?? 0;
 }
+
+/** Share of a reading's letters in Arabic script from which a page counts as an Arabic one. */
+const ARABIC_PAGE_SHARE = 0.5;
+
+/**
+ * Whether a reading made with several models, Arabic among them, is worth a second one with the
+ * Arabic model alone: when most of its letters are Arabic. With `eng+ara` tesseract picks a model
+ * word by word and often takes the English one for an Arabic word it finds hard (thin Naskh
+ * strokes, grain), writing Latin nonsense ("GA Lb", "JRE") in the middle of an Arabic line.
+ */
+export function worthArabicAlone(languages: string, reading: OcrResult): boolean {
+  const models = languages.split('+');
+  if (models.length < 2 || !models.includes('ara')) return false;
+  const letters = reading.text.match(/\p{L}/gu)?.length ?? 0;
+  const arabic = reading.text.match(/(?=\p{L})\p{Script=Arabic}/gu)?.length ?? 0;
+  return letters > 0 && arabic / letters >= ARABIC_PAGE_SHARE;
+}
+
+/**
+ * The Arabic model's reading replaces the multilingual one unless tesseract is less confident of
+ * it: on a page of Arabic alone both are about as confident and the Arabic one has no Latin
+ * nonsense; where the page also has English words (commands, a title) the Arabic model misreads
+ * them and its confidence drops (by 5–12 points on such pages).
+ */
+export function preferArabicReading(multilingual: OcrResult, arabicAlone: OcrResult): OcrResult {
+  return arabicAlone.confidence >= multilingual.confidence ? arabicAlone : multilingual;
+}

@@ -5,7 +5,13 @@ import { OCR_LANGUAGES, type OcrEngine, type OcrLanguage, type OcrResult } from 
 import { ParseError } from '../errors.js';
 import { abortError, throwIfAborted } from '../abort.js';
 import { prepareOcrImage } from './ocrInput.js';
-import { PSM_BY_MODE, recognizeBest, type PageSegMode } from './ocrPasses.js';
+import {
+  preferArabicReading,
+  PSM_BY_MODE,
+  recognizeBest,
+  worthArabicAlone,
+  type PageSegMode,
+} from './ocrPasses.js';
 import { ensureTessdataDir } from './tessdata.js';
 import { createPool, type Lease, type PoolStats } from './workerPool.js';
 import { settleWithin } from '../../settleWithin.js';
@@ -62,7 +68,9 @@ const START_TIMEOUT_MS = 30_000;
  * OCR with tesseract.js, fully offline: traineddata comes from the `@tesseract.js-data/*` npm
  * packages through a local `langPath` (tesseract.js would otherwise fetch it from a CDN, and a failed
  * fetch used to crash the process). Workers are started lazily, at most `workers` at a time, and
- * terminated after `idleMs` idle or on `close()`.
+ * terminated after `idleMs` idle or on `close()`. A page read mostly as Arabic with several models is
+ * read again with the Arabic model alone, and the more confident reading is kept
+ * (`worthArabicAlone`, `preferArabicReading`).
  *
  * tesseract.js has no cancellation: a job that times out or whose signal aborts gets its worker
  * terminated (which stops the WebAssembly computation) and the pool starts a fresh one on demand.
@@ -170,13 +178,21 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): Tesseract
       handle.onCrash = (error) =>
         cancel(new ParseError('corrupt_document', ocrMessage(error), { cause: error }));
 
+      const useModels = async (key: string): Promise<void> => {
+        if (handle.languages === key) return;
+        await handle.worker.reinitialize(key, Tesseract.OEM.LSTM_ONLY);
+        handle.languages = key;
+        await configure(handle.worker);
+      };
+      const read = (): Promise<OcrResult> =>
+        recognizeBest(handle.worker, image, { mode: pageSegMode, retryBelowWords: sparseRetryWords });
       const work = async (): Promise<OcrResult> => {
-        if (handle.languages !== languages) {
-          await handle.worker.reinitialize(languages, Tesseract.OEM.LSTM_ONLY);
-          handle.languages = languages;
-          await configure(handle.worker);
-        }
-        return recognizeBest(handle.worker, image, { mode: pageSegMode, retryBelowWords: sparseRetryWords });
+        await useModels(languages);
+        const first = await read();
+        if (!worthArabicAlone(languages, first)) return first;
+        // The worker keeps the Arabic model; the next job that needs others reloads them.
+        await useModels('ara');
+        return preferArabicReading(first, await read());
       };
       work().then(
         (result) => finish(true, () => resolve(result)),
