@@ -10,6 +10,8 @@ export interface NumberingRef {
 export interface ParagraphStyleInfo {
   /** 1-based heading level, or null for body text. */
   headingLevel: number | null;
+  /** The Title style or one based on it: consecutive Title paragraphs are one title. */
+  title: boolean;
   numbering: NumberingRef | null;
   pageBreakBefore: boolean;
 }
@@ -32,7 +34,12 @@ interface RawStyle {
   pPr: XmlElement | undefined;
 }
 
-const EMPTY: ParagraphStyleInfo = { headingLevel: null, numbering: null, pageBreakBefore: false };
+const EMPTY: ParagraphStyleInfo = {
+  headingLevel: null,
+  title: false,
+  numbering: null,
+  pageBreakBefore: false,
+};
 
 /**
  * Reads `word/styles.xml`. A heading comes from the first style up the `w:basedOn` chain that says so:
@@ -57,6 +64,7 @@ export function readDocxStyles(root: XmlElement | null): DocxStyles {
 
   function resolve(id: string): ParagraphStyleInfo {
     let headingLevel: number | null | undefined;
+    let title = false;
     let numbering: NumberingRef | null | undefined;
     let pageBreakBefore: boolean | undefined;
     let currentId: string | undefined = id;
@@ -64,15 +72,16 @@ export function readDocxStyles(root: XmlElement | null): DocxStyles {
     for (let hops = 0; currentId !== undefined && hops < MAX_CHAIN && !seen.has(currentId); hops += 1) {
       seen.add(currentId);
       const style = styles.get(currentId);
-      if (headingLevel === undefined) headingLevel = headingFromName(style?.name ?? '') ?? undefined;
+      if (headingLevel === undefined) ({ level: headingLevel, title } = headingFromName(style?.name ?? ''));
       if (headingLevel === undefined) headingLevel = outlineLevel(style?.pPr);
-      if (headingLevel === undefined) headingLevel = headingFromName(currentId) ?? undefined;
+      if (headingLevel === undefined) ({ level: headingLevel, title } = headingFromName(currentId));
       if (numbering === undefined) numbering = numberingOf(style?.pPr);
       if (pageBreakBefore === undefined) pageBreakBefore = flag(firstChild(style?.pPr, 'pageBreakBefore'));
       currentId = style?.basedOn;
     }
     return {
       headingLevel: headingLevel ?? null,
+      title,
       numbering: numbering ?? null,
       pageBreakBefore: pageBreakBefore ?? false,
     };
@@ -92,12 +101,13 @@ export function readDocxStyles(root: XmlElement | null): DocxStyles {
   };
 }
 
-function headingFromName(name: string): number | null {
+/** The heading level a style name (or a localized id) means, undefined for none. */
+function headingFromName(name: string): { level: number | undefined; title: boolean } {
   const trimmed = name.trim();
   const heading = HEADING_NAME.exec(trimmed);
-  if (heading) return Number(heading[1]);
-  if (TITLE_NAME.test(trimmed)) return 1;
-  return SUBTITLE_NAME.test(trimmed) ? 2 : null;
+  if (heading) return { level: Number(heading[1]), title: false };
+  if (TITLE_NAME.test(trimmed)) return { level: 1, title: true };
+  return { level: SUBTITLE_NAME.test(trimmed) ? 2 : undefined, title: false };
 }
 
 /** `w:outlineLvl` 0–8 → heading 1–9; 9 → explicitly body text (null); absent → undefined. */

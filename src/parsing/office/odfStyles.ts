@@ -4,6 +4,8 @@ import { attr, childElements, firstChild, type XmlElement } from './xml.js';
 export interface OdfStyleInfo {
   /** Heading level a `text:p` of this style has (Title 1, Subtitle 2, an outline level); null for body text. */
   headingLevel: number | null;
+  /** The Title style or one derived from it: consecutive Title paragraphs are one title. */
+  title: boolean;
   /** `style:default-outline-level`: the level of a `text:h` that does not state its own. */
   outlineLevel: number | null;
   /** `fo:break-before="page"`: the paragraph or table starts a new page. */
@@ -25,6 +27,7 @@ const SUBTITLE = /^sub\s*title$/i;
 const MAX_CHAIN = 16;
 const EMPTY: OdfStyleInfo = {
   headingLevel: null,
+  title: false,
   outlineLevel: null,
   pageBreakBefore: false,
   hidden: false,
@@ -64,6 +67,7 @@ export function readOdfStyles(containers: readonly XmlElement[]): OdfStyles {
 
   function resolve(name: string): OdfStyleInfo {
     let headingLevel: number | undefined;
+    let title = false;
     let outlineLevel: number | undefined;
     let pageBreakBefore: boolean | undefined;
     let hidden: boolean | undefined;
@@ -76,7 +80,7 @@ export function readOdfStyles(containers: readonly XmlElement[]): OdfStyles {
       if (!style) break;
       const { element } = style;
       const spelled = style.names.map((n) => n.replace(/_20_/g, ' '));
-      if (headingLevel === undefined && spelled.some((n) => TITLE.test(n))) headingLevel = 1;
+      if (headingLevel === undefined && spelled.some((n) => TITLE.test(n))) [headingLevel, title] = [1, true];
       if (headingLevel === undefined && spelled.some((n) => SUBTITLE.test(n))) headingLevel = 2;
       const outline = Number.parseInt(attr(element, 'style:default-outline-level') ?? '', 10);
       if (outlineLevel === undefined && Number.isInteger(outline) && outline >= 1) {
@@ -94,6 +98,7 @@ export function readOdfStyles(containers: readonly XmlElement[]): OdfStyles {
     }
     return {
       headingLevel: headingLevel ?? outlineLevel ?? null,
+      title,
       outlineLevel: outlineLevel ?? null,
       pageBreakBefore: pageBreakBefore ?? false,
       hidden: hidden ?? false,

@@ -1,9 +1,11 @@
 import type { Block } from '../model.js';
 import { tidyText } from './budget.js';
 import { readOdfList } from './odfList.js';
+import { pointsElsewhere } from './odfReferences.js';
 import type { OdfItem, OdfTextEnv, OdfTextWalker } from './odfWalk.js';
 import { readOdfTable } from './odfTable.js';
 import { altTextOf } from './officeImages.js';
+import { createTitleLines } from './officeTitle.js';
 import { attr, childElements, firstChild, isElement, type XmlElement } from './xml.js';
 
 /** Elements whose content is never document text: change tracking, comments, index bodies… */
@@ -44,9 +46,11 @@ const SHAPES = new Set([
 
 /**
  * Walks ODF text content (ODT bodies, text boxes, cells, slides) into blocks: `text:h` headings at
- * their outline level, paragraphs (Title and Subtitle styled ones as headings 1 and 2), lists with
- * nesting indented, tables (spans expanded), frames — pictures with their alt text, text boxes and
- * shapes walked as content after the paragraph that anchors them — and notes: a footnote's or
+ * their outline level (one made only of cross-references, an entry of a contents list typed as
+ * headings, is a paragraph), paragraphs (Title and Subtitle styled ones as headings 1 and 2,
+ * consecutive Title paragraphs as one heading), lists with nesting indented, tables (spans
+ * expanded), frames — pictures with their alt text, text boxes and shapes walked as content after
+ * the paragraph that anchors them — and notes: a footnote's or
  * endnote's citation stays in the text as `[label]` and its text follows as a paragraph starting with
  * the same `[label]` (footnotes right after the citing block, endnotes at the end of the document).
  * Pages advance at `fo:break-before="page"` styles and LibreOffice's `text:soft-page-break`.
@@ -55,6 +59,7 @@ export function createOdfTextWalker(env: OdfTextEnv): OdfTextWalker {
   let anyContent = false;
   const endnotes: Block[] = [];
   const counters = { footnote: 0, endnote: 0 };
+  const titleLines = createTitleLines();
 
   const walker: OdfTextWalker = {
     page: 1,
@@ -168,12 +173,19 @@ export function createOdfTextWalker(env: OdfTextEnv): OdfTextWalker {
     if (text) {
       env.budget.addText(text);
       anyContent = true;
-      const level = element.local === 'h' ? headingLevel(element, style.outlineLevel) : style.headingLevel;
-      out.push(
-        level === null
-          ? { type: 'paragraph', text, page }
-          : { type: 'heading', text: text.replace(/\n/g, ' '), level, page },
-      );
+      const outlined = element.local === 'h';
+      const level = !outlined
+        ? style.headingLevel
+        : pointsElsewhere(element, SKIPPED)
+          ? null
+          : headingLevel(element, style.outlineLevel);
+      if (level === null) out.push({ type: 'paragraph', text, page });
+      else
+        titleLines.push(
+          out,
+          { type: 'heading', text: text.replace(/\n/g, ' '), level, page },
+          !outlined && style.title,
+        );
     }
     for (const item of notes) out.push(item);
     for (const item of side) out.push(item);

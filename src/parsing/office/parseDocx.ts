@@ -10,6 +10,8 @@ import { baseName, titleFromFileName } from '../fileName.js';
 import { buildMetadata, readPackageProperties, textPages } from './officeMetadata.js';
 import { readDocxNotes } from './docxNotes.js';
 import { findRel, openMainPart } from './officePackage.js';
+import { levelsFromTypedNumbers } from './officeHeadingNumbers.js';
+import { createTitleLines } from './officeTitle.js';
 import { firstChild } from './xml.js';
 
 interface ListItem {
@@ -49,6 +51,7 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
   const walk = walkBody(body, { rels, styles, budget, warnings, notes });
   const images = createImageLoader(pkg, warnings);
   const blocks: Block[] = [];
+  const titleLines = createTitleLines();
   let list: ListItem[] = [];
   const flushList = (): void => {
     const first = list[0];
@@ -72,7 +75,10 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
         continue;
       }
       flushList();
-      for (const block of paragraphBlocks(item, styles)) blocks.push(block);
+      for (const block of paragraphBlocks(item, styles)) {
+        if (block.type === 'heading') titleLines.push(blocks, block, isTitleLine(item, styles));
+        else blocks.push(block);
+      }
     } else if (item.kind === 'table') {
       flushList();
       const { cells, hasHeader, caption, page } = item;
@@ -87,6 +93,7 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
   flushList();
   if (blocks.length === 0)
     throw new ParseError('empty_document', 'the Word document has no text, table or picture');
+  levelsFromTypedNumbers(blocks);
   numberBlocks(blocks);
 
   const lastBlockPage = blocks.reduce((last, block) => Math.max(last, block.page), 1);
@@ -110,6 +117,11 @@ export async function parseDocx(bytes: Uint8Array, ctx: ParseContext): Promise<P
 function headingLevelOf(item: Extract<BodyItem, { kind: 'paragraph' }>, styles: DocxStyles): number | null {
   if (item.outline !== undefined) return item.outline;
   return styles.paragraph(item.styleId).headingLevel;
+}
+
+/** A paragraph of the Title style whose level no direct outline level overrides. */
+function isTitleLine(item: Extract<BodyItem, { kind: 'paragraph' }>, styles: DocxStyles): boolean {
+  return item.outline === undefined && styles.paragraph(item.styleId).title;
 }
 
 function paragraphBlocks(item: Extract<BodyItem, { kind: 'paragraph' }>, styles: DocxStyles): Block[] {

@@ -10,6 +10,7 @@ import { readOdfTable } from './odfTable.js';
 import { createOdfTextWalker } from './odfText.js';
 import type { OdfItem, OdfTextWalker } from './odfWalk.js';
 import { createImageLoader } from './officeImages.js';
+import { levelsFromTypedNumbers } from './officeHeadingNumbers.js';
 import { buildMetadata, textPages } from './officeMetadata.js';
 import { NOTES_PREFIX } from './parsePptx.js';
 import { addSheetTable } from './parseXlsx.js';
@@ -88,6 +89,7 @@ export async function parseOdt(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
   const blocks = await resolveImages(items, opened);
   if (blocks.length === 0)
     throw new ParseError('empty_document', 'the text document has no text, table or picture');
+  levelsFromTypedNumbers(blocks);
   const lastPage = blocks.reduce((last, block) => Math.max(last, block.page), opened.walker.page);
   const numPages = Math.max(opened.pkg.properties.pages ?? lastPage, lastPage);
   assertPageCount(numPages, ctx.limits.maxPages, 'pages');
