@@ -1,5 +1,6 @@
 import {
   findElement,
+  findElements,
   isElement,
   nextNode,
   tagOf,
@@ -81,8 +82,10 @@ function isBoilerplate(element: DomElement): boolean {
     const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
     if (text.length < 240 && GENERATOR_CREDIT.test(text)) return true;
   }
+  if (tag === 'table' && isLinkBar(element)) return !holdsMainContent(element);
   // Most elements (p, li, td…) carry no attributes: skip the attribute rules for them.
   if (!element.hasAttributes()) return chromeTag && !holdsMainContent(element);
+  if (tag === 'a' && isParagraphNumber(element)) return true;
   if (isHidden(element)) return true;
   const id = element.getAttribute('id') ?? '';
   const className = element.getAttribute('class') ?? '';
@@ -96,6 +99,59 @@ function isBoilerplate(element: DomElement): boolean {
   const flagged =
     CONSENT.test(identity) || CONSENT.test(element.getAttribute('aria-label') ?? '') || isAd(identity);
   return (chrome || flagged) && !holdsMainContent(element);
+}
+
+/** Labels of the links that step through a manual's pages. */
+const STEP_LINK = /^(?:prev|previous|next|up|home|top|toc|contents|table of contents)$/;
+
+/**
+ * A table of links and nothing else, one of which steps to the previous or next page: the
+ * navigation band of a generated manual (SiSU's "<< previous | toc | next >>" with the site's home
+ * links), whatever its classes. Images count by their alternative text.
+ */
+function isLinkBar(table: DomElement): boolean {
+  let links = 0;
+  let steps = 0;
+  let prose = false;
+  const visit = (node: DomNode, inLink: boolean): void => {
+    if (prose) return;
+    if (!isElement(node)) {
+      // Outside links only separators ("|", "•", "[", "]") may stand.
+      if (!inLink && /[\p{L}\p{N}]/u.test(node.textContent ?? '')) prose = true;
+      return;
+    }
+    const tag = tagOf(node);
+    if (tag === 'a' && !inLink) {
+      const label = linkLabel(node);
+      if (label === '') return;
+      links += 1;
+      if (label.split(' ').length > 4) prose = true;
+      if (STEP_LINK.test(label)) steps += 1;
+    }
+    for (let child = node.firstChild; child; child = child.nextSibling) visit(child, inLink || tag === 'a');
+  };
+  visit(table, false);
+  return !prose && links >= 2 && steps >= 1;
+}
+
+/** A link's text, or its images' alternative text, lower-cased, without arrows and guillemets. */
+function linkLabel(link: DomElement): string {
+  const alt = findElements(link, (element) => tagOf(element) === 'img')
+    .map((image) => image.getAttribute('alt') ?? '')
+    .join(' ');
+  return `${link.textContent ?? ''} ${alt}`
+    .replace(/[<>«»‹›←→↑⇐⇒\u00a0\s]+/gu, ' ')
+    .trim()
+    .toLowerCase();
+}
+
+/**
+ * A paragraph's number linking to itself (`<a href="#618">618</a>`): SiSU prints one in the margin
+ * of every paragraph for citing it, as Sphinx's "¶" marks a heading. It is no part of the text.
+ */
+function isParagraphNumber(link: DomElement): boolean {
+  const href = link.getAttribute('href') ?? '';
+  return /^#\d+$/.test(href) && (link.textContent ?? '').trim() === href.slice(1);
 }
 
 function isHidden(element: DomElement): boolean {

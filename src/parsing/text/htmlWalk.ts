@@ -11,6 +11,7 @@ import {
 } from './htmlDom.js';
 import { isLayoutTable } from './htmlLayoutTable.js';
 import { readHtmlTable } from './htmlTable.js';
+import type { ManualHeadings } from './htmlManualHeadings.js';
 import { imageFromSource } from './images.js';
 import { tidyLines, wordSet } from './input.js';
 
@@ -32,9 +33,11 @@ export const HEADING_LEVEL_ATTRIBUTE = 'data-archivist-level';
  * Walks a DOM subtree in document order and emits blocks: h1–h6 headings, paragraphs (inline
  * text gathered across inline elements, `<br>` kept as a line break), ul/ol lists with nested
  * items flattened by indentation, tables, images (alt text; `data:` URIs decoded) and `<pre>` as
- * preformatted text. Recursion depth is bounded by the depth check done before parsing.
+ * preformatted text. Recursion depth is bounded by the depth check done before parsing. On a page a
+ * documentation generator made, `manual` says which headings title no section and which bold
+ * paragraphs do.
  */
-export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
+export function walkHtml(root: DomElement, builder: DocumentBuilder, manual?: ManualHeadings): void {
   let inline: string[] = [];
   let pendingImages: FoundImage[] = [];
 
@@ -71,11 +74,20 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
       // A heading that is only a logo (READMEs: <h1 align="center"><img alt="Chalk"></h1>) is
       // titled by the image's alternative text.
       const text = textOf(node).replace(/\n/g, ' ') || altTextOf(node).replace(/\s+logo$/i, '');
-      builder.heading(text, original >= 1 && original <= 6 ? original : Number(heading[1]));
+      const tagLevel = original >= 1 && original <= 6 ? original : Number(heading[1]);
+      const level = manual ? manual.headingLevel(node, text, tagLevel) : tagLevel;
+      if (level === null) builder.paragraph(text);
+      else builder.heading(text, level);
       return;
     }
     if (tag === 'p') {
       flush();
+      // Only a paragraph opening with a digit can be a numbered section title: the others skip the check.
+      const title = manual && /^\s*\d/.test(node.textContent ?? '') ? paragraphTitle(node, manual) : null;
+      if (title) {
+        builder.heading(title.text, title.level);
+        return;
+      }
       for (let child = node.firstChild; child; child = child.nextSibling) visit(child);
       flush();
       return;
@@ -106,6 +118,16 @@ export function walkHtml(root: DomElement, builder: DocumentBuilder): void {
 
   visit(root);
   flush();
+}
+
+/** A paragraph that the generator's markup makes a section title, with its level. */
+function paragraphTitle(
+  paragraph: DomElement,
+  manual: ManualHeadings,
+): { text: string; level: number } | null {
+  const text = textOf(paragraph);
+  const level = manual.paragraphHeadingLevel(paragraph, text);
+  return level === null ? null : { text, level };
 }
 
 function emitTable(

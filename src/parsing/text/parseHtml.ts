@@ -18,6 +18,7 @@ import {
 } from './htmlDom.js';
 import { parseLightHtmlDocument } from './htmlLightDom.js';
 import { readHtmlMetadata } from './htmlMetadata.js';
+import { createManualHeadings, dropRunningTitles } from './htmlManualHeadings.js';
 import { findArticle, hasHeading } from './htmlReadability.js';
 import { textOf, walkHtml } from './htmlWalk.js';
 import { readTextInput } from './input.js';
@@ -32,7 +33,8 @@ const READABILITY_MAX_ELEMENTS = 20_000;
  * header and footer, asides, cookie banners and ads go; Readability picks the article from
  * linkedom's DOM of the page (falling back to `<main>`, `<article>` or `<body>` when it finds
  * nothing, when the page is too large for it to finish quickly, or when a documentation generator
- * made it); the walk turns what is left into blocks.
+ * made it); the walk turns what is left into blocks, on a generator's page with its markup's word
+ * on which titles are section titles (see htmlManualHeadings).
  */
 export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument> {
   const html = closeXhtmlEmptyElements(decodeHtml(bytes, ctx));
@@ -75,14 +77,15 @@ export async function parseHtml(bytes: Uint8Array, ctx: ParseContext): Promise<P
     mainContent = main ? 'main' : article ? 'article' : 'body';
   }
   await builder.checkpoint();
-  if (root) walkHtml(root, builder);
+  if (root) walkHtml(root, builder, manual ? createManualHeadings() : undefined);
   const parsed = builder.finish({ ...metadata, extra: { ...metadata.extra, mainContent } });
+  if (manual) dropRunningTitles(parsed.blocks);
   levelsFromSectionNumbers(parsed.blocks);
   return parsed;
 }
 
 /** Generators of documentation whose pages are read without Readability (see parseHtml). */
-const MANUAL_GENERATOR = /docbook|docutils|sphinx|makeinfo|texi2any|texi2html|asciidoc|publican/i;
+const MANUAL_GENERATOR = /docbook|docutils|sphinx|makeinfo|texi2any|texi2html|asciidoc|publican|sisu/i;
 
 function isGeneratedManual(document: DomDocument): boolean {
   return findElements(document, (element) => tagOf(element) === 'meta').some(
