@@ -17,6 +17,8 @@ interface Column {
 const MAX_ROW_GAP = 3;
 /** A wrapped cell line follows its row closer than this (ems). */
 const CONTINUATION_GAP = 1.4;
+/** Lines whose font sizes differ by less than this (pt) are set alike. */
+const SAME_SIZE = 0.5;
 /** Column spans closer than this (ems) are one column. */
 const COLUMN_MERGE = 0.5;
 
@@ -45,36 +47,85 @@ function tableAt(lines: readonly Line[], start: number): LineTable | null {
   const first = lines[start];
   if (!first || first.segments.length < 2) return null;
   const members: Line[] = [first];
+  const wraps = new Set<Line>();
+  // Lone cells taken on trust: they stay if the table goes on after them, or if it ends with the
+  // region and they follow at the spacing of wrapped lines (not the wider one before a heading).
+  let onTrust: Array<{ line: Line; tight: boolean }> = [];
   let columns = mergeSpans(spans(first.segments), first.size);
-  let end = start + 1;
-  for (; end < lines.length; end++) {
+  let ended = false;
+  for (let end = start + 1; end < lines.length; end++) {
     const line = lines[end];
     const previous = members[members.length - 1];
     if (!line || !previous) break;
     const gap = line.y - previous.y;
     const em = Math.max(line.size, previous.size);
-    if (gap <= 0 || gap > MAX_ROW_GAP * em) break;
-    if (line.segments.length >= 2) {
-      const merged = mergeSpans([...columns, ...spans(line.segments)], em);
-      // A line whose segments bridge existing columns is prose (or another table), not a row of this one.
-      if (merged.length < Math.max(2, columns.length) || !startsInFirstColumn(line, merged)) break;
-      columns = merged;
-      members.push(line);
-      continue;
+    const kind =
+      gap <= 0 || gap > MAX_ROW_GAP * em ? 'none' : memberKind(line, previous, columns, gap, members.length);
+    if (kind === 'none') {
+      ended = true;
+      break;
     }
-    const only = line.segments[0];
-    const column = only ? columnOf(only, columns) : -1;
-    if (gap <= CONTINUATION_GAP * em && column > 0 && only && only.x1 <= (columns[column]?.hi ?? 0) + em) {
-      members.push(line);
-      continue;
-    }
-    break;
+    if (kind === 'row') columns = rowColumns(line, columns, members.length === 1) ?? columns;
+    members.push(line);
+    if (kind === 'wrap') wraps.add(line);
+    onTrust = kind === 'lone' ? [...onTrust, { line, tight: gap <= CONTINUATION_GAP * em }] : [];
   }
+  const firstLoose = onTrust.findIndex((cell) => !cell.tight);
+  const dropped = ended ? onTrust.length : firstLoose < 0 ? 0 : onTrust.length - firstLoose;
+  members.splice(members.length - dropped, dropped);
   const rowsWithCells = members.filter((line) => line.segments.length >= 2).length;
   if (rowsWithCells < 2 || columns.length < 2) return null;
-  const cells = toCells(members, columns);
+  const cells = toCells(members, wraps, columns);
   if (cells.length < 2) return null;
   return { start, end: start + members.length, cells };
+}
+
+/**
+ * How `line` joins a table with these columns: as a `row` (two segments or more, see
+ * {@link rowColumns}), as the wrapped continuation of the cell above (`wrap`: one segment right
+ * under a row, inside a column other than the first), as a `lone` cell (one segment clear of the
+ * neighbouring columns: its row's other cells span rows and stand higher or lower), or not (`none`).
+ */
+function memberKind(
+  line: Line,
+  previous: Line,
+  columns: Column[],
+  gap: number,
+  members: number,
+): 'row' | 'wrap' | 'lone' | 'none' {
+  if (line.segments.length >= 2) return rowColumns(line, columns, members === 1) ? 'row' : 'none';
+  const only = line.segments[0];
+  const column = only ? columnOf(only, columns) : -1;
+  if (!only || column < 0) return 'none';
+  const em = line.size;
+  if (column > 0 && gap <= CONTINUATION_GAP * em && only.x1 <= (columns[column]?.hi ?? 0) + em) return 'wrap';
+  // A cell is set like the cells around it: a larger line after a table is a heading.
+  const sameSize = Math.abs(line.size - previous.size) < SAME_SIZE;
+  return sameSize && betweenNeighbours(only, columns, column) ? 'lone' : 'none';
+}
+
+/** Whether a segment keeps clear of the columns left and right of its own. */
+function betweenNeighbours(segment: Segment, columns: Column[], column: number): boolean {
+  return (
+    segment.x0 > (columns[column - 1]?.hi ?? -Infinity) && segment.x1 < (columns[column + 1]?.lo ?? Infinity)
+  );
+}
+
+/**
+ * The table's columns once `line` (two segments or more) joins it, or null when the line is not a
+ * row of it: its segments bridge columns (prose, or another table), or it starts right of the first
+ * column and opens a column of its own. A row whose first cells are empty (a maintainer's second
+ * line under a language) keeps to the columns there are. Right under the first line, fewer columns
+ * are allowed: a header may name two columns over what the rows print as one ("Extension Language"
+ * over ".dox C / C++").
+ */
+function rowColumns(line: Line, columns: Column[], underFirst: boolean): Column[] | null {
+  const em = line.size;
+  const merged = mergeSpans([...columns, ...spans(line.segments)], em);
+  if (merged.length < 2) return null;
+  if (merged.length < columns.length && !underFirst) return null;
+  if (!startsInFirstColumn(line, merged) && merged.length !== columns.length) return null;
+  return merged;
 }
 
 function spans(segments: readonly Segment[]): Column[] {
@@ -110,10 +161,11 @@ function columnOf(segment: Segment, columns: Column[]): number {
   return best;
 }
 
-function toCells(lines: Line[], columns: Column[]): string[][] {
+/** One row per line, but a wrapped line adds to the cell above it. */
+function toCells(lines: Line[], wraps: ReadonlySet<Line>, columns: Column[]): string[][] {
   const rows: string[][] = [];
   for (const line of lines) {
-    const continuation = line.segments.length < 2 && rows.length > 0;
+    const continuation = wraps.has(line) && rows.length > 0;
     const row = continuation ? (rows[rows.length - 1] as string[]) : columns.map(() => '');
     for (const segment of line.segments) {
       const index = columnOf(segment, columns);

@@ -137,7 +137,8 @@ function close(open: Open, page: number): Block {
       if (open.lines.length > MAX_HEADING_LINES) return paragraphBlock(open.lines, page);
       return {
         type: 'heading',
-        text: open.lines.map((line) => line.text).join(' '),
+        // Joined as paragraph lines are, so cleaning undoes the hyphenation of a wrapped title too.
+        text: open.lines.map((line) => line.text).join('\n'),
         level: open.level,
         page,
       };

@@ -24,6 +24,18 @@ export interface ImageRegistry {
   fingerprintOf: Map<Image, string>;
 }
 
+/** Characters laid out so far, and how many of them were in a typewriter face. */
+export interface TypewriterTally {
+  chars: number;
+  typed: number;
+}
+
+/**
+ * A document with more of its characters in a typewriter face than this is typed throughout (a
+ * Courier-only text): there the face sets no program text apart.
+ */
+const TYPEWRITER_DOCUMENT = 0.9;
+
 export interface ParsedPage {
   page: Page;
   blocks: Block[];
@@ -42,6 +54,7 @@ export async function parsePage(
   ctx: ParseContext,
   pdfjs: PdfjsModule,
   registry: ImageRegistry,
+  typewriter: TypewriterTally,
 ): Promise<ParsedPage> {
   const number = text.number;
   const viewport = page.getViewport({ scale: 1 });
@@ -118,10 +131,18 @@ export async function parsePage(
     images.push({ box, image });
   }
 
+  const monospaceFonts = fontIdsNamed(page, text.runs, MONOSPACE_NAME);
+  for (const run of text.runs) {
+    const chars = run.text.replace(/\s+/g, '').length;
+    typewriter.chars += chars;
+    if (monospaceFonts.has(run.fontId)) typewriter.typed += chars;
+  }
   const blocks = layoutPage({
     text,
     profile,
-    boldFonts: boldFontIds(page, text.runs),
+    boldFonts: fontIdsNamed(page, text.runs, BOLD_NAME),
+    monospaceFonts,
+    typewriterStandsOut: typewriter.typed <= TYPEWRITER_DOCUMENT * typewriter.chars,
     tableMode: ctx.options.tableMode,
     rulings: graphics.rulings,
     images,
@@ -146,15 +167,17 @@ function reason(error: unknown): string {
 }
 
 const BOLD_NAME = /bold|black|heavy|semibold|demi|[-,]bd$|extrab|ultrab/i;
+/** Typewriter faces: Courier, the TeX typewriter fonts (CMTT, SFTT, LMMono), Nimbus Mono, "…Mono". */
+const MONOSPACE_NAME = /courier|mono|nimbusmon|typewriter|cmtt|sftt|lmtt|consolas|menlo/i;
 
-/** Font weight from the font's PostScript name; names are known once the operator list loaded the fonts. */
-function boldFontIds(page: PdfPage, runs: readonly TextRun[]): Set<string> {
-  const bold = new Set<string>();
+/** Fonts of the page whose PostScript name matches; names are known once the operator list loaded the fonts. */
+function fontIdsNamed(page: PdfPage, runs: readonly TextRun[], name: RegExp): Set<string> {
+  const ids = new Set<string>();
   for (const id of new Set(runs.map((run) => run.fontId))) {
     if (!page.commonObjs.has(id)) continue;
     const font: unknown = page.commonObjs.get(id);
-    const name = typeof font === 'object' && font !== null && 'name' in font ? font.name : null;
-    if (typeof name === 'string' && BOLD_NAME.test(name)) bold.add(id);
+    const fontName = typeof font === 'object' && font !== null && 'name' in font ? font.name : null;
+    if (typeof fontName === 'string' && name.test(fontName)) ids.add(id);
   }
-  return bold;
+  return ids;
 }

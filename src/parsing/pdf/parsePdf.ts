@@ -13,7 +13,7 @@ import { assertNoDecompressionBomb } from './bombCheck.js';
 import { buildMetadata, fileTitle, guessFirstHeading, readInfo } from './metadata.js';
 import { openPdf, toParseError } from './openPdf.js';
 import { checkpoint, throwIfAborted } from '../abort.js';
-import { parsePage, type ImageRegistry, type ParsedPage } from './parsePage.js';
+import { parsePage, type ImageRegistry, type ParsedPage, type TypewriterTally } from './parsePage.js';
 import { readPageText, type PageText } from './pageText.js';
 import { createProfileBuilder } from './profile.js';
 
@@ -89,6 +89,7 @@ export async function parsePdf(bytes: Uint8Array, ctx: ParseContext): Promise<Pa
 interface PdfRun {
   lookahead: number;
   registry: ImageRegistry;
+  typewriter: TypewriterTally;
   warnings: string[];
   /** The document has no title of its own: the first heading (or the file name) stands in. */
   titleFromHeading: boolean;
@@ -98,7 +99,15 @@ interface PdfRun {
 
 function newRun(lookahead: number): PdfRun {
   const registry = { pagesByFingerprint: new Map(), fingerprintOf: new Map() };
-  return { lookahead, registry, warnings: [], titleFromHeading: false, tables: 0, images: 0 };
+  return {
+    lookahead,
+    registry,
+    typewriter: { chars: 0, typed: 0 },
+    warnings: [],
+    titleFromHeading: false,
+    tables: 0,
+    images: 0,
+  };
 }
 
 async function* parsePages(bytes: Uint8Array, ctx: ParseContext, run: PdfRun): AsyncGenerator<ParseProgress> {
@@ -152,7 +161,7 @@ async function* parsePages(bytes: Uint8Array, ctx: ParseContext, run: PdfRun): A
       const page = await doc.getPage(n);
       let parsed: ParsedPage;
       try {
-        parsed = await parsePage(page, text, profile.profile(), ctx, pdfjs, run.registry);
+        parsed = await parsePage(page, text, profile.profile(), ctx, pdfjs, run.registry, run.typewriter);
       } finally {
         // Frees the page's decoded images and operator list before the next page.
         page.cleanup();

@@ -1,6 +1,7 @@
 import { append } from './geometry.js';
 import type { PageText } from './pageText.js';
 import { rowTextOf, type Row } from './rows.js';
+import { indexTitles, isChapterLabelHeader, runningTitleRows } from './runningTitles.js';
 
 /**
  * What the parser learns about the whole document before laying out a page: the body font size, the
@@ -28,6 +29,14 @@ export interface DocumentProfile {
    * index as on other pages ("4 Chapter 1. Scope of This Document", "Chapter 3: Tutorial 10").
    */
   isRunningRow(row: Row, pageNumber: number, pageHeight: number): boolean;
+  /**
+   * The rows of a page that are running headers or footers: bare page numbers, the rows
+   * {@link isRunningRow} takes, a chapter label beside the page number ("Chapter 6: The R API 192"),
+   * and running titles — an edge row, no larger than the body and standing where margin lines stand
+   * on other pages, that starts the title of a heading of the document ("Linking with Libraries",
+   * "CHAPTER 3. A FITS PRIMER"), with the next row when the title wraps onto it.
+   */
+  runningRows(rows: readonly Row[], pageNumber: number, pageHeight: number): Set<Row>;
 }
 
 /** Sizes this much larger than the body text are heading sizes. */
@@ -55,6 +64,11 @@ interface PageStats {
   /** Baseline distances between consecutive rows of the same size. */
   pitchesBySize: Map<number, number[]>;
   margins: MarginLine[];
+  /**
+   * Short rows set larger than most of the page's text, with their index among the page's rows:
+   * heading candidates, whose titles running headers repeat.
+   */
+  largeRows: Array<{ index: number; size: number; text: string }>;
 }
 
 /** A size needs this many baseline distances before its pitch is trusted. */
@@ -164,7 +178,56 @@ function pageStats(page: PageText): PageStats {
     const printed = edgeNumber(row);
     if (printed !== null) numberOffsets.add(printed - page.number);
   }
-  return { number: page.number, numberOffsets, charsBySize, shortLinesBySize, pitchesBySize, margins };
+  const pageBody = mostCharsSize(charsBySize);
+  const largeRows = rows.flatMap((row, index) => {
+    const text = rowTextOf(row);
+    const large = sizeKey(row.size) >= pageBody * HEADING_RATIO;
+    return large && text.split(' ').length <= MAX_HEADING_WORDS
+      ? [{ index, size: sizeKey(row.size), text }]
+      : [];
+  });
+  return {
+    number: page.number,
+    numberOffsets,
+    charsBySize,
+    shortLinesBySize,
+    pitchesBySize,
+    margins,
+    largeRows,
+  };
+}
+
+/** The size with the most characters (the smaller one on a tie); 0 when there is no text. */
+function mostCharsSize(chars: ReadonlyMap<number, number>): number {
+  let bodySize = 0;
+  let bodyChars = -1;
+  for (const [size, count] of chars) {
+    if (count > bodyChars || (count === bodyChars && size < bodySize)) {
+      bodySize = size;
+      bodyChars = count;
+    }
+  }
+  return bodySize;
+}
+
+/** Titles of headings: consecutive large rows of one heading size are one title wrapped over lines. */
+function headingTitles(pages: readonly PageStats[], bodySize: number): string[][] {
+  const titles: string[][] = [];
+  for (const page of [...pages].sort((a, b) => a.number - b.number)) {
+    let previous: { index: number; size: number } | null = null;
+    for (const row of page.largeRows) {
+      if (row.size < bodySize * HEADING_RATIO) {
+        previous = null;
+        continue;
+      }
+      const wraps = previous !== null && previous.index === row.index - 1 && previous.size === row.size;
+      const last = titles[titles.length - 1];
+      if (wraps && last) last.push(row.text);
+      else titles.push([row.text]);
+      previous = row;
+    }
+  }
+  return titles;
 }
 
 function buildProfile(pages: PageStats[]): DocumentProfile {
@@ -177,14 +240,7 @@ function buildProfile(pages: PageStats[]): DocumentProfile {
     for (const [size, count] of page.shortLinesBySize)
       shortLines.set(size, (shortLines.get(size) ?? 0) + count);
   }
-  let bodySize = 0;
-  let bodyChars = -1;
-  for (const [size, count] of chars) {
-    if (count > bodyChars || (count === bodyChars && size < bodySize)) {
-      bodySize = size;
-      bodyChars = count;
-    }
-  }
+  const bodySize = mostCharsSize(chars);
   const headingSizes = [...shortLines.keys()]
     .filter((size) => size >= bodySize * HEADING_RATIO)
     .sort((a, b) => b - a);
@@ -213,21 +269,50 @@ function buildProfile(pages: PageStats[]): DocumentProfile {
   );
   const isRepeatedMarginLine = (text: string, y: number, pageHeight: number): boolean =>
     pages.length >= 2 && inMarginBand(y, pageHeight) && repeats(marginKey(text), y);
+  const isRunningRow = (row: Row, pageNumber: number, pageHeight: number): boolean => {
+    if (pages.length < 2 || !inMarginBand(row.y, pageHeight)) return false;
+    if (isRepeatedMarginLine(rowTextOf(row), row.y, pageHeight)) return true;
+    if (
+      row.segments.length > 1 &&
+      row.segments.some((segment) => repeats(`part:${marginKey(segment.text)}`, row.y))
+    )
+      return true;
+    const printed = edgeNumber(row);
+    return printed !== null && offsets.has(printed - pageNumber);
+  };
+  const titles = indexTitles(headingTitles(pages, bodySize || 10));
+  // Where margin lines stand on at least one other page than the row's own.
+  const atMarginPlace = (row: Row): boolean =>
+    pages.filter((page) => page.margins.some((line) => Math.abs(line.y - row.y) <= SAME_PLACE)).length >= 2;
+  const bodySized = (row: Row): boolean => sizeKey(row.size) < (bodySize || 10) * HEADING_RATIO;
   return {
     bodySize: bodySize || 10,
     headingSizes,
     linePitch: (size) => pitchBySize.get(sizeKey(size)) ?? null,
     isRepeatedMarginLine,
-    isRunningRow(row, pageNumber, pageHeight) {
-      if (pages.length < 2 || !inMarginBand(row.y, pageHeight)) return false;
-      if (isRepeatedMarginLine(rowTextOf(row), row.y, pageHeight)) return true;
-      if (
-        row.segments.length > 1 &&
-        row.segments.some((segment) => repeats(`part:${marginKey(segment.text)}`, row.y))
-      )
-        return true;
-      const printed = edgeNumber(row);
-      return printed !== null && offsets.has(printed - pageNumber);
+    isRunningRow,
+    runningRows(rows, pageNumber, pageHeight) {
+      const inBand = (row: Row): boolean => inMarginBand(row.y, pageHeight);
+      const edges = new Set([...rows.slice(0, MARGIN_ROWS), ...rows.slice(-MARGIN_ROWS)]);
+      const running = new Set(
+        rows.filter(
+          (row) =>
+            inBand(row) &&
+            (isPageNumberLine(rowTextOf(row)) ||
+              isRunningRow(row, pageNumber, pageHeight) ||
+              (edges.has(row) && bodySized(row) && isChapterLabelHeader(row))),
+        ),
+      );
+      if (pages.length < 2) return running;
+      const titled = runningTitleRows(rows, titles, {
+        inBand,
+        eligible: bodySized,
+        atMarginPlace,
+        alreadyRunning: (row) => running.has(row),
+        edgeRows: MARGIN_ROWS + 1,
+      });
+      for (const row of titled) running.add(row);
+      return running;
     },
   };
 }
