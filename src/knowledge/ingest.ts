@@ -193,7 +193,23 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function chunkInputs(result: SectionsResult): ChunkInput[] {
+/** The parse job of an ingestion: parse, clean and chunk as stored documents are. */
+export function ingestionParseJob(fileName: string, bytes: Uint8Array, maxInputBytes: number): ParseJob {
+  return {
+    kind: 'sections',
+    fileName,
+    bytes,
+    options: { enableOcr: true, enableImageDescription: false, tableMode: 'accurate' },
+    cleaning: { removeUrls: false, normalizeArabic: false },
+    limits: { ...DEFAULT_PARSE_LIMITS, maxInputBytes },
+    chunking: { ...INGEST_CHUNKING },
+    includeFullText: false,
+    forStorage: true,
+  };
+}
+
+/** The chunks of a parse that are stored (those with text), with their content hashes. */
+export function chunkInputs(result: SectionsResult): ChunkInput[] {
   const documentLanguage = result.document.metadata.language ?? 'unknown';
   return result.chunks
     .filter((chunk) => chunk.content.trim().length > 0)
@@ -226,17 +242,7 @@ export function createIngestor(deps: IngestDeps) {
     input: IngestInput,
     stages: ReturnType<typeof stageReporter>,
   ): Promise<{ parsed: SectionsResult; release(): void }> {
-    const job: ParseJob = {
-      kind: 'sections',
-      fileName: input.fileName,
-      bytes: input.bytes,
-      options: { enableOcr: true, enableImageDescription: false, tableMode: 'accurate' },
-      cleaning: { removeUrls: false, normalizeArabic: false },
-      limits: { ...DEFAULT_PARSE_LIMITS, maxInputBytes: deps.maxInputBytes },
-      chunking: { ...INGEST_CHUNKING },
-      includeFullText: false,
-      forStorage: true,
-    };
+    const job = ingestionParseJob(input.fileName, input.bytes, deps.maxInputBytes);
     // A busy parser is a reason to wait, not to record the document as failed: ingestion runs in
     // the background, and its concurrency is bounded by the job type's.
     for (;;) {
