@@ -42,6 +42,41 @@ export async function loadQueries(): Promise<EvalQuery[]> {
   return JSON.parse(await readFile(join(import.meta.dirname, 'queries.json'), 'utf8')) as EvalQuery[];
 }
 
+/** Queries whose id starts so are exact title lookups, scored apart from the judged queries. */
+const TITLE_QUERY = 'title-';
+
+/**
+ * Exact title lookups: every section title of the corpus's pages (`<h1>`–`<h3>`, its number
+ * dropped) as a query, relevant: the page it titles. People type a heading they saw to find it again;
+ * the lexical half matches it word for word, and a dense half must not push it down.
+ */
+export async function titleQueries(): Promise<EvalQuery[]> {
+  const queries: EvalQuery[] = [];
+  for (const lang of ['en', 'ar'] as const) {
+    for (const file of (await readdir(join(corpusDir, lang))).sort()) {
+      const html = await readFile(join(corpusDir, lang, file), 'utf8');
+      for (const [, inner] of html.matchAll(/<h[1-3][^>]*>([\s\S]*?)<\/h[1-3]>/g)) {
+        const title = inner!
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/&[a-z]+;|&#\d+;/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .replace(/^(?:[\p{L}]+ )?[\d.]+\.? /u, '')
+          .trim();
+        if (title.split(' ').length < 2) continue;
+        queries.push({
+          id: `${TITLE_QUERY}${lang}-${queries.length}`,
+          lang,
+          query: title,
+          relevant: [`${lang}/${file}`],
+          paraphrase: false,
+        });
+      }
+    }
+  }
+  return queries;
+}
+
 /**
  * Documents of other sets that share a knowledge base with the corpus in the mixed evaluation, none
  * relevant to any query: the answer evaluation's Debian FAQ and BibleTime handbook (English and
@@ -91,34 +126,38 @@ export async function evaluate(
 }
 
 async function ingestCorpus(runtime: Runtime, unrelated: readonly Input[]): Promise<void> {
-  for (const input of unrelated) {
+  const documents = unrelated.map((input) => ({
+    ...input,
+    source: `unrelated/${input.name}`,
+    section: 'unrelated',
+  }));
+  for (const lang of ['en', 'ar']) {
+    for (const file of (await readdir(join(corpusDir, lang))).sort()) {
+      const bytes = await readFile(join(corpusDir, lang, file));
+      documents.push({ name: file, bytes, source: `${lang}/${file}`, section: lang });
+    }
+  }
+  await ingestAll(runtime, documents);
+}
+
+/** Ingests every document, then waits until the read models and the vector index hold them all. */
+async function ingestAll(
+  runtime: Runtime,
+  documents: ReadonlyArray<Input & { source: string; section: string }>,
+): Promise<void> {
+  for (const document of documents) {
     const outcome = await runtime.knowledge.ingest({
-      fileName: input.name,
-      bytes: input.bytes,
-      source: `unrelated/${input.name}`,
+      fileName: document.name,
+      bytes: document.bytes,
+      source: document.source,
       sourceKind: 'upload',
-      section: 'unrelated',
+      section: document.section,
       skipDuplicates: true,
       caller: { actorId: 'eval', correlationId: 'eval' },
       signal: new AbortController().signal,
     });
-    if (!outcome.success) throw new Error(`${input.name} was not ingested: ${outcome.error ?? 'no reason'}`);
-  }
-  for (const lang of ['en', 'ar']) {
-    for (const file of (await readdir(join(corpusDir, lang))).sort()) {
-      const outcome = await runtime.knowledge.ingest({
-        fileName: file,
-        bytes: await readFile(join(corpusDir, lang, file)),
-        source: `${lang}/${file}`,
-        sourceKind: 'upload',
-        section: lang,
-        skipDuplicates: true,
-        caller: { actorId: 'eval', correlationId: 'eval' },
-        signal: new AbortController().signal,
-      });
-      if (!outcome.success)
-        throw new Error(`${lang}/${file} was not ingested: ${outcome.error ?? 'no reason'}`);
-    }
+    if (!outcome.success && !outcome.isDuplicate)
+      throw new Error(`${document.source} was not ingested: ${outcome.error ?? 'no reason'}`);
   }
   const head = await runtime.eventStore.headPosition();
   const [readModels, vectors] = await Promise.all([
@@ -152,30 +191,83 @@ const sectionOf = (source: string): string => source.slice(source.indexOf('/') +
  * a hit from the other language's copy of a relevant section counts.
  */
 async function firstRelevantRank(search: Search, query: EvalQuery): Promise<number | null> {
-  const { hits } = await search({ query: query.query, topK: 10, initialK: 20 });
   const relevant = new Set(query.relevant.map(sectionOf));
-  const at = hits.findIndex((hit) => relevant.has(sectionOf(hit.document.source)));
+  return rankOfFirst(search, query.query, (source) => relevant.has(sectionOf(source)));
+}
+
+/** 1-based rank of the first hit (of ten) whose document's source is relevant, or null. */
+async function rankOfFirst(
+  search: Search,
+  query: string,
+  relevant: (source: string) => boolean,
+): Promise<number | null> {
+  const { hits } = await search({ query, topK: 10, initialK: 20 });
+  const at = hits.findIndex((hit) => relevant(hit.document.source));
   return at < 0 ? null : at + 1;
 }
 
+/** Recall@5 and MRR@10 of a list of first-relevant ranks. */
+function scoreOf(ranks: ReadonlyArray<number | null>): Score {
+  return {
+    queries: ranks.length,
+    recallAt5: mean(ranks.map((rank) => (rank !== null && rank <= 5 ? 1 : 0))),
+    mrrAt10: mean(ranks.map((rank) => (rank === null ? 0 : 1 / rank))),
+  };
+}
+
+/**
+ * Short keyword queries over a large manual (`manual.ts`): its pages ingested into a fresh embedded
+ * runtime configured by `env`, every query scored in every mode but the reranked one.
+ */
+export async function evaluateManual(
+  env: Record<string, string>,
+  pages: ReadonlyArray<{ name: string; bytes: Buffer }>,
+  queries: ReadonlyArray<{ query: string; relevant: string[] }>,
+): Promise<Record<Exclude<Mode, 'hybrid + rerank'>, Score>> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'archivist-eval-manual-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const runtime = await createRuntime(config, { log: silentLogger });
+  try {
+    await runtime.start();
+    await ingestAll(
+      runtime,
+      pages.map((page) => ({ ...page, source: `manual/${page.name}`, section: 'manual' })),
+    );
+    const searches = modeSearches(runtime, config.searchWeights);
+    const scores = {} as Record<Exclude<Mode, 'hybrid + rerank'>, Score>;
+    for (const mode of ['lexical', 'dense', 'hybrid'] as const) {
+      const ranks: Array<number | null> = [];
+      for (const { query, relevant } of queries) {
+        const pagesOf = new Set(relevant.map((page) => `manual/${page}`));
+        ranks.push(await rankOfFirst(searches[mode], query, (source) => pagesOf.has(source)));
+      }
+      scores[mode] = scoreOf(ranks);
+    }
+    return scores;
+  } finally {
+    await runtime.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 function slices(ranks: Map<EvalQuery, number | null>): Record<string, Score> {
-  const all = [...ranks];
+  const all = [...ranks].filter(([query]) => !query.id.startsWith(TITLE_QUERY));
+  const titles = [...ranks].filter(([query]) => query.id.startsWith(TITLE_QUERY));
   const groups: Record<string, typeof all> = {
     all,
     en: all.filter(([query]) => query.lang === 'en'),
     ar: all.filter(([query]) => query.lang === 'ar'),
     paraphrased: all.filter(([query]) => query.paraphrase),
     literal: all.filter(([query]) => !query.paraphrase),
+    ...(titles.length > 0
+      ? {
+          'titles en': titles.filter(([query]) => query.lang === 'en'),
+          'titles ar': titles.filter(([query]) => query.lang === 'ar'),
+        }
+      : {}),
   };
   return Object.fromEntries(
-    Object.entries(groups).map(([name, group]) => [
-      name,
-      {
-        queries: group.length,
-        recallAt5: mean(group.map(([, rank]) => (rank !== null && rank <= 5 ? 1 : 0))),
-        mrrAt10: mean(group.map(([, rank]) => (rank === null ? 0 : 1 / rank))),
-      },
-    ]),
+    Object.entries(groups).map(([name, group]) => [name, scoreOf(group.map(([, rank]) => rank))]),
   );
 }
 
