@@ -1,5 +1,6 @@
 import { COLLECTION_NAME } from '../../domain/collection/events.js';
 import { KnowledgeUnavailableError } from './knowledgeClient.js';
+import { UsageError } from '../usageError.js';
 
 /** The command-line options the people's commands read (parsed by main.ts). */
 export interface PeopleOptions {
@@ -21,11 +22,6 @@ export const EXIT = {
   duplicates: 3,
 } as const;
 
-/** A command line the command cannot run. */
-export class PeopleUsageError extends Error {
-  override readonly name = 'PeopleUsageError';
-}
-
 /** An integer option within `min`–`max`, `fallback` when not given. */
 export function integerOption(
   value: string | undefined,
@@ -35,9 +31,7 @@ export function integerOption(
   if (value === undefined) return range.fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < range.min || number > range.max)
-    throw new PeopleUsageError(
-      `--${name} takes a whole number from ${range.min} to ${range.max}; got ${value}`,
-    );
+    throw new UsageError(`--${name} takes a whole number from ${range.min} to ${range.max}; got ${value}`);
   return number;
 }
 
@@ -45,7 +39,7 @@ export function integerOption(
 export function collectionOption(value: string | undefined): { collection?: string } {
   if (value === undefined) return {};
   if (!COLLECTION_NAME.test(value))
-    throw new PeopleUsageError(
+    throw new UsageError(
       `--collection takes lower-case letters, digits, - and _ (starting with a letter or digit); got ${value}`,
     );
   return { collection: value };
@@ -56,7 +50,7 @@ export function collectionOption(value: string | undefined): { collection?: stri
  * line on standard error otherwise (2 when nothing could be done, else 1).
  */
 export function exitStatusOf(error: unknown, usage: string): number {
-  if (error instanceof PeopleUsageError) {
+  if (error instanceof UsageError) {
     process.stderr.write(`archivist: ${error.message}\n\nUsage:\n${usage}\n`);
     return EXIT.unusable;
   }

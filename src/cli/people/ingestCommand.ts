@@ -1,13 +1,6 @@
 import type { Config } from '../../config.js';
 import { mapLimit } from '../../mapLimit.js';
-import {
-  collectionOption,
-  EXIT,
-  exitStatusOf,
-  integerOption,
-  PeopleUsageError,
-  type PeopleOptions,
-} from './commandOptions.js';
+import { collectionOption, EXIT, exitStatusOf, integerOption, type PeopleOptions } from './commandOptions.js';
 import { expandInputs, type IngestInput } from './ingestInputs.js';
 import { ingestProgress, type IngestProgress } from './ingestProgress.js';
 import { exitStatusOfSummary, rowOf, summaryOf, summaryText, type IngestRow } from './ingestSummary.js';
@@ -18,6 +11,7 @@ import {
   type KnowledgeClient,
 } from './knowledgeClient.js';
 import { openKnowledgeClient } from './openKnowledgeClient.js';
+import { UsageError } from '../usageError.js';
 
 export const INGEST_USAGE = `  ingest PATH|URL…      Add files, folders (recursively; dot-files skipped, no symbolic link followed out
                         of a folder), quoted globs ('docs/**/*.pdf': * ? [a-z] **) and web pages
@@ -73,7 +67,7 @@ export async function ingestCommand(
 ): Promise<number> {
   let client: KnowledgeClient | null = null;
   try {
-    if (args.length === 0) throw new PeopleUsageError('ingest needs at least one PATH or URL');
+    if (args.length === 0) throw new UsageError('ingest needs at least one PATH or URL');
     const concurrency = integerOption(values.concurrency, 'concurrency', { min: 1, max: 16, fallback: 3 });
     const target = collectionOption(values.collection);
     const { inputs, failures, skipped } = await expandInputs(args);

@@ -1,14 +1,8 @@
 import type { Config } from '../../config.js';
-import {
-  collectionOption,
-  EXIT,
-  exitStatusOf,
-  integerOption,
-  PeopleUsageError,
-  type PeopleOptions,
-} from './commandOptions.js';
+import { collectionOption, EXIT, exitStatusOf, integerOption, type PeopleOptions } from './commandOptions.js';
 import type { KnowledgeClient, Passage, SearchOptions } from './knowledgeClient.js';
 import { openKnowledgeClient } from './openKnowledgeClient.js';
+import { UsageError } from '../usageError.js';
 
 /** What `search` and `ask` differ in: what they ask the knowledge base and how they print it. */
 export interface QuestionCommand<T> {
@@ -36,7 +30,7 @@ export async function runQuestionCommand<T>(
   try {
     const text = args.join(' ').trim();
     if (!text)
-      throw new PeopleUsageError(`${command.name} needs a ${command.name === 'ask' ? 'QUESTION' : 'QUERY'}`);
+      throw new UsageError(`${command.name} needs a ${command.name === 'ask' ? 'QUESTION' : 'QUERY'}`);
     const limit = integerOption(values.limit, 'limit', { min: 1, max: command.maxLimit, fallback: 5 });
     const collection = collectionOption(values.collection);
     client = await openKnowledgeClient(config, values.url, { mustExist: true });
