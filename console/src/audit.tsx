@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
+import { DataTable } from './dataTable';
 import { ErrorAlert } from './errorAlert';
 
 interface LoggedEvent {
@@ -120,29 +121,21 @@ export function AuditView() {
       <p role="status">
         Stream {state}; {events.length} events shown, newest first.
       </p>
-      <table>
-        <caption class="visually-hidden">Recorded events</caption>
-        <thead>
-          <tr>
-            <th scope="col">Position</th>
-            <th scope="col">Recorded</th>
-            <th scope="col">Type</th>
-            <th scope="col">Stream</th>
-            <th scope="col">Actor</th>
+      <DataTable
+        caption="Recorded events"
+        captionHidden
+        columns={['Position', 'Recorded', 'Type', 'Stream', 'Actor']}
+      >
+        {events.map((event) => (
+          <tr key={event.position}>
+            <td>{event.position}</td>
+            <td>{new Date(event.recorded_at).toLocaleString()}</td>
+            <td>{event.type}</td>
+            <td class="wrap">{event.stream}</td>
+            <td>{event.metadata.actorId ?? event.metadata.actor_id ?? ''}</td>
           </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.position}>
-              <td>{event.position}</td>
-              <td>{new Date(event.recorded_at).toLocaleString()}</td>
-              <td>{event.type}</td>
-              <td class="wrap">{event.stream}</td>
-              <td>{event.metadata.actorId ?? event.metadata.actor_id ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { assistant, describeError, retrieval } from './api';
 import { ActionDecision } from './pendingActions';
 import type { DocumentPage, DocumentRecord, ToolOutcome } from './wire';
+import { DataTable } from './dataTable';
 import { ErrorAlert } from './errorAlert';
 
 const PAGE_SIZE = 100;
@@ -157,62 +158,52 @@ export function DocumentsView() {
         </p>
       )}
       {shown.length > 0 && (
-        <table>
-          <caption class="visually-hidden">Stored documents</caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Source</th>
-              <th scope="col">Collection</th>
-              <th scope="col">Type</th>
-              <th scope="col">Language</th>
-              <th scope="col">Chunks</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((document) => {
-              const deletion = deletions[document.id];
-              return (
-                <tr key={document.id}>
-                  <td dir="auto">{document.metadata.title}</td>
-                  <td dir="auto" class="wrap">
-                    {document.metadata.source}
-                  </td>
-                  <td>{document.metadata.collection ?? ''}</td>
-                  <td>{document.metadata.format ?? ''}</td>
-                  <td>{document.metadata.language}</td>
-                  <td>{document.metadata.chunk_count ?? ''}</td>
-                  <td>
-                    {!deletion && (
-                      <button
-                        type="button"
-                        class="danger"
-                        aria-label={`Delete ${document.metadata.title}`}
-                        onClick={() => void remove(document)}
-                      >
-                        Delete
-                      </button>
-                    )}
-                    {deletion?.state === 'asking' && <span role="status">Asking…</span>}
-                    {deletion?.state === 'deleted' && <span role="status">Deleted.</span>}
-                    {deletion?.state === 'failed' && (
-                      <span role="alert" class="error">
-                        {deletion.message}
-                      </span>
-                    )}
-                    {deletion?.state === 'pending' && (
-                      <ActionDecision
-                        actionId={deletion.actionId}
-                        summary={`delete “${document.metadata.title}”`}
-                      />
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Stored documents"
+          captionHidden
+          columns={['Title', 'Source', 'Collection', 'Type', 'Language', 'Chunks', 'Actions']}
+        >
+          {shown.map((document) => {
+            const deletion = deletions[document.id];
+            return (
+              <tr key={document.id}>
+                <td dir="auto">{document.metadata.title}</td>
+                <td dir="auto" class="wrap">
+                  {document.metadata.source}
+                </td>
+                <td>{document.metadata.collection ?? ''}</td>
+                <td>{document.metadata.format ?? ''}</td>
+                <td>{document.metadata.language}</td>
+                <td>{document.metadata.chunk_count ?? ''}</td>
+                <td>
+                  {!deletion && (
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${document.metadata.title}`}
+                      onClick={() => void remove(document)}
+                    >
+                      Delete
+                    </button>
+                  )}
+                  {deletion?.state === 'asking' && <span role="status">Asking…</span>}
+                  {deletion?.state === 'deleted' && <span role="status">Deleted.</span>}
+                  {deletion?.state === 'failed' && (
+                    <span role="alert" class="error">
+                      {deletion.message}
+                    </span>
+                  )}
+                  {deletion?.state === 'pending' && (
+                    <ActionDecision
+                      actionId={deletion.actionId}
+                      summary={`delete “${document.metadata.title}”`}
+                    />
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       )}
       {listing && listing.pages > 1 && (
         <nav aria-label="Pages of documents" class="pager">

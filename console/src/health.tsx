@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, retrieval } from './api';
+import { DataTable } from './dataTable';
 import { ErrorAlert } from './errorAlert';
 
 interface Health {
@@ -108,27 +109,16 @@ export function HealthView() {
             )}
           </dl>
           {stats.projections && (
-            <table>
-              <caption>Projections</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Position</th>
-                  <th scope="col">Holder</th>
+            <DataTable caption="Projections" columns={['Name', 'State', 'Position', 'Holder']}>
+              {stats.projections.map((projection) => (
+                <tr key={projection.name}>
+                  <td>{projection.name}</td>
+                  <td>{projection.state}</td>
+                  <td>{projection.position}</td>
+                  <td class="wrap">{projection.holder ?? ''}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {stats.projections.map((projection) => (
-                  <tr key={projection.name}>
-                    <td>{projection.name}</td>
-                    <td>{projection.state}</td>
-                    <td>{projection.position}</td>
-                    <td class="wrap">{projection.holder ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           )}
         </section>
       )}
