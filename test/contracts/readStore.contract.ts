@@ -483,6 +483,30 @@ export function readStoreContract(adapter: string, create: () => Promise<ReadSto
         ]);
         expect(await store.get(name, 'p')).to.deep.include({ version: 2 });
       });
+
+      it('refuses only the failing one of writes issued together', async () => {
+        // Issued in one turn, as the projections woken by one append do: an adapter may group them.
+        const outcomes = await Promise.allSettled([
+          store.write([{ op: 'upsert', collection: name, doc: { id: 'w1', n: 1 } }]),
+          store.write([
+            { op: 'upsert', collection: name, doc: { id: 'w2', n: 2 } },
+            { op: 'expect', collection: name, id: 'p1', fields: { name: 'Someone else' } },
+          ]),
+          store.write([{ op: 'patch', collection: name, id: 'p3', set: { team: 'core' } }]),
+          store.write([{ op: 'delete', collection: name, id: 'p2' }]),
+        ]);
+        expect(outcomes.map((outcome) => outcome.status)).to.deep.equal([
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+          'fulfilled',
+        ]);
+        expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(WriteConflictError);
+        expect(await store.get(name, 'w1')).to.deep.equal({ id: 'w1', n: 1 });
+        expect(await store.get(name, 'w2')).to.equal(null);
+        expect(await store.get(name, 'p3')).to.deep.include({ team: 'core' });
+        expect(await store.get(name, 'p2')).to.equal(null);
+      });
     });
 
     it('reports itself healthy', async () => {
