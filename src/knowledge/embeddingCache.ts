@@ -54,11 +54,13 @@ export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 
   const init = (): Promise<void> =>
     (ready ??= store.ensureCollection({ name: EMBEDDINGS_COLLECTION, indexes: ['hash'] }));
   const id = (model: string, hash: string): string => `${modelKey(model)}:${hash}`;
-  // Insertion order is age: the oldest goes first.
-  const recent = new Map<string, Float32Array>();
-  const remember = (key: string, vector: Float32Array): void => {
+  /** The latest vectors by model and hash; insertion order is age: the oldest goes first. */
+  const recent = new Map<string, { hash: string; vector: Float32Array }>();
+  const memoryKey = (model: string, hash: string): string => `${model}\n${hash}`;
+  const remember = (model: string, hash: string, vector: Float32Array): void => {
+    const key = memoryKey(model, hash);
     recent.delete(key);
-    recent.set(key, vector);
+    recent.set(key, { hash, vector });
     if (recent.size > memoryEntries) recent.delete(recent.keys().next().value!);
   };
 
@@ -67,7 +69,7 @@ export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 
       const vectors = new Map<string, Float32Array>();
       const rest: string[] = [];
       for (const hash of hashes) {
-        const vector = recent.get(`${model}\n${hash}`);
+        const vector = recent.get(memoryKey(model, hash))?.vector;
         if (vector) vectors.set(hash, vector);
         else rest.push(hash);
       }
@@ -82,7 +84,7 @@ export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 
     },
     async put(model, entries, options = {}) {
       if (entries.length === 0) return;
-      for (const { hash, vector } of entries) remember(`${model}\n${hash}`, vector);
+      for (const { hash, vector } of entries) remember(model, hash, vector);
       if (options.durable === false) return;
       await init();
       await store.write(
@@ -96,8 +98,7 @@ export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 
     async delete(hashes) {
       if (hashes.length === 0) return;
       const gone = new Set(hashes);
-      for (const key of [...recent.keys()])
-        if (gone.has(key.slice(key.indexOf('\n') + 1))) recent.delete(key);
+      for (const [key, entry] of recent) if (gone.has(entry.hash)) recent.delete(key);
       await init();
       await store.write([
         { op: 'deleteWhere', collection: EMBEDDINGS_COLLECTION, filter: { hash: { $in: [...hashes] } } },
