@@ -257,6 +257,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const metrics = createMetrics();
   const models = instrumentedModels(createModels(config, log.child({ component: 'models' })), metrics);
   const tasks = createCommandService(taskAggregate, { eventStore, clock });
+  const zipLimits = {
+    maxEntries: config.zipMaxEntries,
+    maxTotalBytes: config.zipMaxTotalBytes,
+    maxEntryBytes: config.maxUploadBytes,
+    maxRatio: config.zipMaxRatio,
+  };
   const knowledge = createKnowledgeBase({
     purgeTask: (taskId, caller) => tasks.execute('PurgeTask', { taskId }, caller),
     dataDir: config.dataDir,
@@ -277,6 +283,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     parser,
     ...models,
     observeIngestion: (timings) => metrics.observeIngestion(timings),
+    zipLimits,
     scrape: {
       policy: createAddressPolicy(config.scrapeAllowedHosts),
       maxBytes: config.scrapeMaxBytes,
@@ -298,12 +305,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     search: knowledge.search,
     answer: knowledge.answer,
     access: createAccess({ readModels }),
-    zipLimits: {
-      maxEntries: config.zipMaxEntries,
-      maxTotalBytes: config.zipMaxTotalBytes,
-      maxEntryBytes: config.maxUploadBytes,
-      maxRatio: config.zipMaxRatio,
-    },
+    zipLimits,
   });
   // Tools need the settings (their policies) and settings need the tools (names to check): the
   // registry is filled once the services its tools use exist, and read only after start-up.

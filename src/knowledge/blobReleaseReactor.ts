@@ -2,10 +2,11 @@ import { BlobMissingError, type BlobStore } from '../blobStore/blobStore.js';
 import { TERMINAL_TASK_EVENTS, taskStream } from '../domain/task/events.js';
 import type { EventStore } from '../eventStore/eventStore.js';
 import type { Reactor } from '../workers/reactors.js';
+import { INGEST_BULK_JOB } from './bulkUploadJob.js';
 import { INGEST_UPLOAD_JOB } from './ingestJobs.js';
 
 /**
- * Deletes an upload's bytes once its task has ended, however it ended: completed, failed (by its
+ * Deletes an upload's bytes (a file's, a bulk upload's files', an archive's) once its task has ended, however it ended: completed, failed (by its
  * worker, by running out of attempts, or by the watchdog after its worker was lost) or cancelled.
  * The job deletes them itself when it finishes; this covers every end the job never sees. Blobs
  * live in a store that outlives processes (NATS's object store), so nothing else would. Idempotent:
@@ -22,14 +23,29 @@ export function blobReleaseReactor(deps: {
       const [created] = await deps.eventStore.readStream(taskStream(String(event.data['taskId'])), {
         maxCount: 1,
       });
-      if (created?.type !== 'TaskCreated' || created.data['jobType'] !== INGEST_UPLOAD_JOB) return;
-      const input = created.data['input'] as Record<string, unknown> | undefined;
-      const blob = input?.['blob'];
-      if (typeof blob !== 'string') return;
-      await deps.blobs.delete(blob).catch((error: unknown) => {
-        // A name that is no blob's (an input from before blobs had names like today's): nothing to delete.
-        if (!(error instanceof BlobMissingError)) throw error;
-      });
+      if (created?.type !== 'TaskCreated') return;
+      for (const blob of uploadBlobs(String(created.data['jobType']), created.data['input'])) {
+        await deps.blobs.delete(blob).catch((error: unknown) => {
+          // A name that is no blob's (an input from before blobs had names like today's): nothing to delete.
+          if (!(error instanceof BlobMissingError)) throw error;
+        });
+      }
     },
   };
+}
+
+/** The blobs an upload task's input names: its file, a bulk upload's files, or its archive. */
+function uploadBlobs(jobType: string, input: unknown): string[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const fields = input as Record<string, unknown>;
+  const named = (value: unknown): string[] => (typeof value === 'string' ? [value] : []);
+  if (jobType === INGEST_UPLOAD_JOB) return named(fields['blob']);
+  if (jobType !== INGEST_BULK_JOB) return [];
+  const files = Array.isArray(fields['files']) ? (fields['files'] as unknown[]) : [];
+  return [
+    ...named(fields['archive']),
+    ...files.flatMap((file) =>
+      typeof file === 'object' && file !== null ? named((file as Record<string, unknown>)['blob']) : [],
+    ),
+  ];
 }

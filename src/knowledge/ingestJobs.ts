@@ -1,4 +1,4 @@
-import type { JobType } from '../workers/jobs.js';
+import type { JobContext, JobType } from '../workers/jobs.js';
 import type { BlobStore } from '../blobStore/blobStore.js';
 import { BlobMissingError } from '../blobStore/blobStore.js';
 import type { Ingest, IngestionOutcome, StageReport } from './ingest.js';
@@ -32,68 +32,104 @@ export function taskProgressOf(
 }
 
 /** What an upload task is given: the stored bytes and the form's fields. */
-export interface UploadTaskInput {
+export interface UploadTaskInput extends UploadOptions {
   blob: string;
   fileName: string;
+  source: string;
+}
+
+/** What an upload's files share: where they go and who asked. */
+export interface UploadOptions {
   section: string;
   /** Absent in tasks created before collections: `default`. */
   collection?: string;
-  source: string;
   skipDuplicates: boolean;
   /** Who asked, so the document's events name them and the request's correlation id. */
   actorId: string;
   correlationId: string;
 }
 
+/** One uploaded file as a job meets it: its name, its source, and how to read its bytes. */
+export interface UploadedFile {
+  fileName: string;
+  source: string;
+  read(): Promise<Uint8Array>;
+}
+
+/**
+ * Ingests one uploaded file within a task: reads its bytes (the receive stage), then runs the
+ * pipeline. Its result is the spec's ingestion result (plus `doc_id`); bytes that are gone
+ * (`BlobMissingError`) are a failed file, not a failed task.
+ */
+export async function ingestUploaded(
+  context: Pick<JobContext, 'taskId' | 'signal' | 'log'>,
+  ingest: Ingest,
+  file: UploadedFile,
+  options: UploadOptions & {
+    docId: string;
+    onWait: (message: string) => Promise<void>;
+    onProgress: (report: StageReport) => Promise<void>;
+  },
+): Promise<Record<string, unknown>> {
+  let outcome: IngestionOutcome;
+  try {
+    const started = performance.now();
+    const bytes = await file.read();
+    const receive = performance.now() - started;
+    await options.onProgress({
+      stage: 'receive',
+      progress: INGESTION_STAGES.receive,
+      detail: `${bytes.byteLength} bytes`,
+    });
+    outcome = await ingest({
+      fileName: file.fileName,
+      bytes,
+      source: file.source,
+      sourceKind: 'upload',
+      section: options.section,
+      ...(options.collection ? { collection: options.collection } : {}),
+      skipDuplicates: options.skipDuplicates,
+      caller: { actorId: options.actorId, correlationId: options.correlationId },
+      signal: context.signal,
+      taskId: context.taskId,
+      docId: options.docId,
+      onWait: options.onWait,
+      onProgress: options.onProgress,
+    });
+    outcome = { ...outcome, timings: { receive: Math.round(receive * 10) / 10, ...outcome.timings } };
+  } catch (error) {
+    if (!(error instanceof BlobMissingError)) throw error;
+    context.log.warn({ file: file.fileName }, 'upload blob missing');
+    outcome = failedOutcome(file.fileName, 'The uploaded file is no longer available; upload it again.');
+  }
+  return ingestionResource(outcome, { filename: file.fileName });
+}
+
 /**
  * Ingests one uploaded file in a worker. Its result is the spec's ingestion result (plus `doc_id`).
  * A broken or unsupported file is a completed task with `success: false`: the input failed, not the
- * task. The blob is removed once the task has ended, by `blobReleaseReactor`.
+ * task. The blob is removed once the task has ended, by `blobReleaseReactor`: a worker that died
+ * between deleting it and recording the outcome would leave a task its next attempt could not finish.
  */
 export function uploadJob(deps: { ingest: Ingest; blobs: BlobStore }): JobType {
   return {
     name: INGEST_UPLOAD_JOB,
     maxAttempts: 3,
     concurrency: 2,
-    async run({ taskId, input, signal, progress, log }) {
-      const task = input as unknown as UploadTaskInput;
-      let outcome: IngestionOutcome;
-      const onProgress = taskProgressOf(progress);
-      try {
-        const started = performance.now();
-        const bytes = await deps.blobs.get(task.blob);
-        const receive = performance.now() - started;
-        await onProgress({
-          stage: 'receive',
-          progress: INGESTION_STAGES.receive,
-          detail: `${bytes.byteLength} bytes`,
-        });
-        outcome = await deps.ingest({
-          fileName: task.fileName,
-          bytes,
-          source: task.source,
-          sourceKind: 'upload',
-          section: task.section,
-          ...(task.collection ? { collection: task.collection } : {}),
-          skipDuplicates: task.skipDuplicates,
-          caller: { actorId: task.actorId, correlationId: task.correlationId },
-          signal,
-          taskId,
+    run: (context) => {
+      const task = context.input as unknown as UploadTaskInput;
+      return ingestUploaded(
+        context,
+        deps.ingest,
+        { fileName: task.fileName, source: task.source, read: () => deps.blobs.get(task.blob) },
+        {
+          ...task,
           // One task, one document: its id is the task's, the same in every attempt.
-          docId: taskId,
-          onWait: (message) => progress(INGESTION_STAGES.chunk, `claim: ${message}`),
-          onProgress,
-        });
-        outcome = { ...outcome, timings: { receive: Math.round(receive * 10) / 10, ...outcome.timings } };
-      } catch (error) {
-        if (!(error instanceof BlobMissingError)) throw error;
-        log.warn({ blob: task.blob }, 'upload blob missing');
-        outcome = failedOutcome(task.fileName, 'The uploaded file is no longer available; upload it again.');
-      }
-      // The bytes stay until the task has ended (blobReleaseReactor deletes them then): a worker that
-      // died between deleting them and recording the outcome left a task its next attempt could
-      // not finish.
-      return ingestionResource(outcome, { filename: task.fileName });
+          docId: context.taskId,
+          onWait: (message) => context.progress(INGESTION_STAGES.chunk, `claim: ${message}`),
+          onProgress: taskProgressOf(context.progress),
+        },
+      );
     },
   };
 }

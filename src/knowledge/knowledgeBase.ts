@@ -24,6 +24,8 @@ import type { BlobStore } from '../blobStore/blobStore.js';
 import { createReadStoreEmbeddingCache } from './embeddingCache.js';
 import { createIngestor } from './ingest.js';
 import { uploadJob } from './ingestJobs.js';
+import { bulkUploadJob } from './bulkUploadJob.js';
+import type { ZipLimits } from './zipUpload.js';
 import { keyReleaseReactor } from './keyReleaseReactor.js';
 import { blobReleaseReactor } from './blobReleaseReactor.js';
 import { scrapeJob, type ScrapeLimits } from './scrapeJob.js';
@@ -59,6 +61,8 @@ export interface KnowledgeBaseOptions {
   /** Null: search keeps the fused order. */
   reranker: Reranker | null;
   scrape: ScrapeLimits;
+  /** Limits of a ZIP upload's archive, which its task's job reads. */
+  zipLimits: ZipLimits;
   clock: Clock;
   newId(): string;
   log: Logger;
@@ -152,7 +156,11 @@ export function createKnowledgeBase(options: KnowledgeBaseOptions) {
     rerank: reranker ? rerankWith(reranker) : null,
   });
   const answer = createAnswerer({ search, chatModel: options.chatModel });
-  const jobs: JobType[] = [uploadJob({ ingest, blobs }), scrapeJob({ ingest, limits: options.scrape })];
+  const jobs: JobType[] = [
+    uploadJob({ ingest, blobs }),
+    bulkUploadJob({ ingest, blobs, zipLimits: options.zipLimits }),
+    scrapeJob({ ingest, limits: options.scrape }),
+  ];
   const reactors: Reactor[] = [
     keyReleaseReactor(eventStore),
     blobReleaseReactor({ eventStore, blobs }),

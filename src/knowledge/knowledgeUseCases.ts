@@ -5,9 +5,8 @@ import { createTask } from '../commands/newTask.js';
 import { DEFAULT_COLLECTION } from '../domain/collection/events.js';
 import { ForbiddenError, NotFoundError } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
-import { mapLimit } from '../mapLimit.js';
 import { extensionOf } from '../parsing/detect/detectFormat.js';
-import { cleanFileName } from '../parsing/fileName.js';
+import { cleanFileName, cleanPath } from '../parsing/fileName.js';
 import { SUPPORTED_EXTENSIONS } from '../parsing/model.js';
 import { CHUNKS, DOCUMENTS, type ChunkView, type DocumentView } from '../projections/knowledgeProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
@@ -17,7 +16,8 @@ import type { Access } from './access.js';
 import type { Answerer, QuestionRequest } from './answer.js';
 import { awaitTask, startGuard, type WorkQueues } from './awaitTask.js';
 import { failedOutcome } from './ingest.js';
-import { INGEST_UPLOAD_JOB, type UploadTaskInput } from './ingestJobs.js';
+import { bulkResult, INGEST_BULK_JOB, type BulkFile, type BulkUploadTaskInput } from './bulkUploadJob.js';
+import { INGEST_UPLOAD_JOB, type UploadOptions, type UploadTaskInput } from './ingestJobs.js';
 import { ingestionResource } from './resources.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from './scrapeJob.js';
 import type { Search, SearchRequest } from './search.js';
@@ -66,8 +66,6 @@ export interface KnowledgeUseCaseDeps {
 
 /** Documents deleted by one filtered deletion, at most: a client repeats while `more` is true. */
 export const MAX_DELETE_BATCH = 1_000;
-/** Files of one bulk upload (or archive) ingested at once. */
-const BULK_CONCURRENCY = 2;
 
 /**
  * What can be done with the knowledge base, whoever asks: the Retrieval API's routes, the
@@ -98,7 +96,7 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
 
   async function started(
     jobType: string,
-    input: UploadTaskInput | ScrapeTaskInput,
+    input: UploadTaskInput | BulkUploadTaskInput | ScrapeTaskInput,
     caller: Caller,
   ): Promise<StartedTask> {
     const created = await createTask(deps.tasks, jobType, { ...input }, caller);
@@ -113,6 +111,30 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   const finish = (taskId: string, caller: Caller, signal: AbortSignal) =>
     awaitTask(deps.eventStore, taskId, signal, startGuard(deps, taskId, caller));
 
+  /** Why a file is refused before anything is stored (its type), or null. */
+  function refusal(fileName: string): string | null {
+    const extension = extensionOf(fileName) ?? '';
+    return supported.has(extension)
+      ? null
+      : `Unsupported file type ${extension || '(no extension)'}; supported: ${[...supported].join(' ')}`;
+  }
+
+  /** What every file of one upload shares, once the caller may write to its collection. */
+  async function uploadOptions(options: IngestOptions, caller: Caller): Promise<UploadOptions> {
+    const collection = options.collection ?? DEFAULT_COLLECTION;
+    await mustWrite(caller, collection);
+    return {
+      section: options.section,
+      collection,
+      skipDuplicates: options.skipDuplicates,
+      actorId: caller.actorId,
+      correlationId: caller.correlationId,
+    };
+  }
+
+  const sourceOf = (section: string, file: FileToIngest, fileName: string): string =>
+    `${section}/${file.path ? cleanPath(file.path) : fileName}`;
+
   /** Stores the bytes and creates the ingestion task, or says why the file is refused. */
   async function startUpload(
     file: FileToIngest,
@@ -120,26 +142,21 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     caller: Caller,
   ): Promise<StartedTask | { refused: string }> {
     const fileName = cleanFileName(file.fileName);
-    const extension = extensionOf(fileName) ?? '';
-    if (!supported.has(extension)) {
-      return {
-        refused: `Unsupported file type ${extension || '(no extension)'}; supported: ${[...supported].join(' ')}`,
-      };
-    }
-    const collection = options.collection ?? DEFAULT_COLLECTION;
-    await mustWrite(caller, collection);
+    const refused = refusal(fileName);
+    if (refused) return { refused };
+    const shared = await uploadOptions(options, caller);
     const input: UploadTaskInput = {
+      ...shared,
       blob: await deps.blobs.put(file.bytes),
       fileName,
-      section: options.section,
-      collection,
-      source: `${options.section}/${file.path ? cleanPath(file.path) : fileName}`,
-      skipDuplicates: options.skipDuplicates,
-      actorId: caller.actorId,
-      correlationId: caller.correlationId,
+      source: sourceOf(options.section, file, fileName),
     };
     return started(INGEST_UPLOAD_JOB, input, caller);
   }
+
+  /** The spec's ingestion result of a file that was not ingested. */
+  const failedFile = (fileName: string, error: string): Record<string, unknown> =>
+    ingestionResource(failedOutcome(fileName, error), { filename: fileName });
 
   /** Runs one file through the ingestion pipeline and waits for it. */
   async function upload(
@@ -150,38 +167,79 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
   ): Promise<Ingested> {
     const task = await startUpload(file, options, caller);
     const fileName = cleanFileName(file.fileName);
-    const failed = (error: string) =>
-      ingestionResource(failedOutcome(fileName, error), { filename: fileName });
-    if ('refused' in task) return { result: failed(task.refused), position: 0 };
+    if ('refused' in task) return { result: failedFile(fileName, task.refused), position: 0 };
     const finished = await finish(task.taskId, caller, signal);
     if (finished.status === 'completed' && finished.result)
       return { result: finished.result, position: finished.position };
     return {
-      result: failed(finished.error ?? `The ingestion task was ${finished.status}`),
+      result: failedFile(fileName, finished.error ?? `The ingestion task was ${finished.status}`),
       position: finished.position,
     };
   }
 
-  /** Ingests several files, a few at a time; one failing does not stop the others. */
+  /** Runs a bulk upload's task and waits for it: its result, or `failure` when it did not complete. */
+  async function runBulk(
+    input: BulkUploadTaskInput,
+    caller: Caller,
+    signal: AbortSignal,
+    failure: (error: string) => Record<string, unknown>,
+  ): Promise<{ result: Record<string, unknown>; position: number }> {
+    const task = await started(INGEST_BULK_JOB, input, caller);
+    const finished = await finish(task.taskId, caller, signal);
+    if (finished.status === 'completed' && finished.result)
+      return { result: finished.result, position: finished.position };
+    return {
+      result: failure(finished.error ?? `The ingestion task was ${finished.status}`),
+      position: finished.position,
+    };
+  }
+
+  /**
+   * Ingests several files in one task (one file failing does not stop the others): each file is
+   * read into memory once to be stored, and the task's worker ingests them a few at a time.
+   */
   async function uploadMany(
     files: ReadonlyArray<() => Promise<FileToIngest>>,
     options: IngestOptions,
     caller: Caller,
     signal: AbortSignal,
   ): Promise<{ result: Record<string, unknown>; position: number }> {
-    // Each file is read into memory to be stored, and parsed by the same few workers.
-    const outcomes = await mapLimit(files, BULK_CONCURRENCY, async (read) =>
-      upload(await read(), options, caller, signal),
-    );
+    const shared = await uploadOptions(options, caller);
+    /** Per file in upload order: refused at once, or the index of its stored blob. */
+    const slots: Array<{ refused: Record<string, unknown> } | { stored: number }> = [];
+    const stored: BulkFile[] = [];
+    for (const read of files) {
+      const file = await read();
+      const fileName = cleanFileName(file.fileName);
+      const refused = refusal(fileName);
+      if (refused) {
+        slots.push({ refused: failedFile(fileName, refused) });
+        continue;
+      }
+      slots.push({ stored: stored.length });
+      stored.push({
+        blob: await deps.blobs.put(file.bytes),
+        fileName,
+        source: sourceOf(options.section, file, fileName),
+      });
+    }
+    const ran =
+      stored.length === 0
+        ? { result: bulkResult([]), position: 0 }
+        : await runBulk({ ...shared, files: stored }, caller, signal, (error) =>
+            bulkResult(stored.map((file) => failedFile(file.fileName, error))),
+          );
+    const results = (ran.result['results'] ?? []) as Array<Record<string, unknown>>;
     return {
-      result: bulkResult(outcomes.map((outcome) => outcome.result)),
-      position: Math.max(0, ...outcomes.map((outcome) => outcome.position)),
+      result: bulkResult(slots.map((slot) => ('refused' in slot ? slot.refused : results[slot.stored]!))),
+      position: ran.position,
     };
   }
 
   /**
-   * Ingests every supported file of a ZIP archive (throws `ZipUploadError` when the archive is over
-   * the limits or unreadable); nested archives, unsupported and oversized entries are `skipped`.
+   * Ingests every supported file of a ZIP archive in one task (throws `ZipUploadError` here, before
+   * anything is stored, when the archive is over the limits or unreadable); nested archives,
+   * unsupported and oversized entries are `skipped`.
    */
   async function uploadArchive(
     archive: Uint8Array,
@@ -190,23 +248,13 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     signal: AbortSignal,
   ): Promise<{ result: Record<string, unknown>; position: number }> {
     const contents = await readZipUpload(Buffer.from(archive), deps.zipLimits, signal);
-    const skipped = [...contents.skipped];
-    const outcomes = await mapLimit(contents.files, BULK_CONCURRENCY, async (file) => {
-      const entry = await file.read();
-      if ('skipped' in entry) {
-        skipped.push({ name: file.name, reason: entry.skipped });
-        return null;
-      }
-      return upload({ fileName: file.name, bytes: entry.bytes, path: file.name }, options, caller, signal);
-    });
-    const ingested = outcomes.filter((outcome) => outcome !== null);
-    return {
-      result: {
-        ...bulkResult(ingested.map((outcome) => ({ ...outcome.result }))),
-        skipped: skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason })),
-      },
-      position: Math.max(0, ...ingested.map((outcome) => outcome.position)),
-    };
+    const shared = await uploadOptions(options, caller);
+    const skipped = contents.skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason }));
+    if (contents.files.length === 0) return { result: { ...bulkResult([]), skipped }, position: 0 };
+    return runBulk({ ...shared, archive: await deps.blobs.put(archive) }, caller, signal, (error) => ({
+      ...bulkResult(contents.files.map((file) => failedFile(cleanFileName(file.name), error))),
+      skipped,
+    }));
   }
 
   /** Creates the task that fetches and ingests `urls`, one after another. */
@@ -342,32 +390,3 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
 }
 
 export type KnowledgeUseCases = ReturnType<typeof createKnowledgeUseCases>;
-
-/** An archive path safe to store: clean segments, no `..`, bounded. */
-function cleanPath(path: string): string {
-  return path
-    .split(/[\\/]/)
-    .map(cleanFileName)
-    .filter((segment) => segment !== '..' && segment !== '.' && segment !== 'unnamed')
-    .join('/')
-    .slice(-1_000);
-}
-
-/**
- * Totals that agree with the per-file results by construction: `successful` and `failed` count the
- * results whose `success` is true and false, `duplicates` those whose `is_duplicate` is true (a
- * skipped duplicate is a success that stored nothing, so it is in `successful` too), as a scrape's
- * totals count.
- */
-function bulkResult(results: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
-  const failed = results.filter((result) => result['success'] !== true);
-  return {
-    total_files: results.length,
-    successful: results.length - failed.length,
-    failed: failed.length,
-    duplicates: results.filter((result) => result['is_duplicate'] === true).length,
-    total_chunks_added: results.reduce((sum, result) => sum + Number(result['chunks_added'] ?? 0), 0),
-    results,
-    errors: failed.map((result) => ({ filename: result['filename'], error: result['error'] })),
-  };
-}

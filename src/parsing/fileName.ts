@@ -23,3 +23,13 @@ export function cleanFileName(name: string): string {
   const extension = dot > 0 && clean.length - dot <= 10 ? clean.slice(dot) : '';
   return clean.slice(0, MAX_NAME_CHARS - extension.length) + extension;
 }
+
+/** A path inside an upload (a folder's file, an archive's entry) safe to store: clean segments, no `..`, bounded. */
+export function cleanPath(path: string): string {
+  return path
+    .split(/[\\/]/)
+    .map(cleanFileName)
+    .filter((segment) => segment !== '..' && segment !== '.' && segment !== 'unnamed')
+    .join('/')
+    .slice(-1_000);
+}

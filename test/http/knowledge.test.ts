@@ -444,6 +444,43 @@ describe('knowledge base over HTTP', () => {
     expect(response.body.errors).to.have.length(1);
   });
 
+  it('runs a bulk upload as one task whose result is the bulk result, each file a document of its own', async () => {
+    const files = ['alpha', 'beta', 'gamma'].map((word) => ({
+      name: `bulk-${word}.md`,
+      bytes: Buffer.from(`# The ${word} note\n\nOnly the ${word} note says quokkabulk${word}.\n`),
+    }));
+    let request = app.http.post('/api/v1/upload/bulk').field('section', 'bulkone');
+    for (const file of files) request = request.attach('files', file.bytes, file.name);
+    const response = await request.expect(200);
+    stored.keep(response.body);
+    expect(response.body).to.include({ total_files: 3, successful: 3, failed: 0, duplicates: 0 });
+    const results = response.body.results as Array<{ filename: string; doc_id: string }>;
+    expect(results.map((result) => result.filename)).to.deep.equal(files.map((file) => file.name));
+    expect(new Set(results.map((result) => result.doc_id)).size).to.equal(3);
+
+    const tasks = (await app.http.get('/api/v1/tasks?limit=200').expect(200)).body.tasks as Array<{
+      task_type: string;
+      status: string;
+      result: Record<string, unknown> | null;
+    }>;
+    const bulk = tasks.filter(
+      (task) => task.task_type === 'ingest_bulk' && JSON.stringify(task.result).includes('bulk-alpha.md'),
+    );
+    expect(bulk).to.have.length(1);
+    expect(bulk[0]).to.include({ status: 'completed' });
+    expect(bulk[0]!.result).to.deep.equal(response.body);
+    for (const [at, file] of files.entries()) {
+      const word = ['alpha', 'beta', 'gamma'][at]!;
+      const found = await app.http
+        .post('/api/v1/search')
+        .send({ query: `quokkabulk${word}` })
+        .expect(200);
+      expect(found.body.results[0]).to.include({ doc_id: results[at]!.doc_id });
+      const document = await app.http.get(`/api/v1/documents/${results[at]!.doc_id}`).expect(200);
+      expect(JSON.stringify(document.body)).to.include(`bulkone/${file.name}`);
+    }
+  });
+
   it('uploads asynchronously: a task whose result is the ingestion result', async () => {
     const arabic = await fixture('arabic.txt');
     const response = await app.http

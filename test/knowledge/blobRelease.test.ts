@@ -8,6 +8,7 @@ import { taskAggregate, type TaskCommands } from '../../src/commands/aggregates.
 import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { blobReleaseReactor } from '../../src/knowledge/blobReleaseReactor.js';
+import { INGEST_BULK_JOB } from '../../src/knowledge/bulkUploadJob.js';
 import { INGEST_UPLOAD_JOB } from '../../src/knowledge/ingestJobs.js';
 import { silentLogger } from '../../src/log.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
@@ -15,7 +16,7 @@ import { createReactorRunner } from '../../src/workers/reactors.js';
 import { expectRejection } from '../support/expectRejection.js';
 import { createTask } from '../../src/commands/newTask.js';
 
-describe("an upload's bytes are deleted when its task ends, however it ends", () => {
+describe("an upload's bytes (a file's, a bulk upload's, an archive's) are deleted when its task ends, however it ends", () => {
   const caller = { actorId: 'tester', correlationId: 'c' };
   let dir: string;
   beforeEach(() => {
@@ -39,14 +40,26 @@ describe("an upload's bytes are deleted when its task ends, however it ends", ()
     await runner.start();
     try {
       const kept = await blobs.put(new Uint8Array([1, 2, 3]));
-      const blob = await blobs.put(new Uint8Array([4, 5, 6]));
-      const { taskId } = await createTask(tasks, INGEST_UPLOAD_JOB, { blob, fileName: 'a.txt' }, caller);
+      const [blob, first, second, archive] = await Promise.all(
+        [4, 5, 6, 7].map((byte) => blobs.put(new Uint8Array([byte]))),
+      );
+      const uploads = [
+        await createTask(tasks, INGEST_UPLOAD_JOB, { blob, fileName: 'a.txt' }, caller),
+        await createTask(
+          tasks,
+          INGEST_BULK_JOB,
+          { files: [first, second].map((name, at) => ({ blob: name, fileName: `${at}.md`, source: 'x' })) },
+          caller,
+        ),
+        await createTask(tasks, INGEST_BULK_JOB, { archive }, caller),
+      ];
       // Another job type's task naming the other blob in its input: not an upload, not touched.
-      const other = await createTask(tasks, 'scrape_urls', { blob: kept }, caller);
+      const other = await createTask(tasks, 'scrape_urls', { blob: kept, archive: kept }, caller);
       await end(tasks, other.taskId);
-      await end(tasks, taskId);
+      for (const { taskId } of uploads) await end(tasks, taskId);
       expect(await runner.waitFor(await eventStore.headPosition(), 10_000)).to.equal(true);
-      await expectRejection(blobs.get(blob), BlobMissingError);
+      for (const released of [blob, first, second, archive])
+        await expectRejection(blobs.get(released!), BlobMissingError);
       expect([...(await blobs.get(kept))]).to.deep.equal([1, 2, 3]);
     } finally {
       await runner.stop();

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { bulkUploadJob, INGEST_BULK_JOB } from '../../src/knowledge/bulkUploadJob.js';
+import { silentLogger } from '../../src/log.js';
+import { DOCUMENTS } from '../../src/projections/knowledgeProjection.js';
+import type { JobContext } from '../../src/workers/jobs.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+/**
+ * A bulk upload is one task: an attempt killed after storing some of its files is run again, and
+ * the resumed attempt must own what its predecessor stored, not store it twice nor call it a duplicate.
+ */
+describe('the bulk upload job', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  beforeEach(async () => {
+    // No job type runs here: the test runs the job's attempts itself.
+    app = await startTestApp();
+  });
+  afterEach(async () => app.stop());
+
+  const zipLimits = { maxEntries: 10, maxTotalBytes: 1e6, maxEntryBytes: 1e6, maxRatio: 100 };
+
+  async function attempt(taskId: string, input: Record<string, unknown>, attemptNumber: number) {
+    const job = bulkUploadJob({
+      ingest: app.runtime.knowledge.ingest,
+      blobs: app.runtime.knowledge.blobs,
+      zipLimits,
+    });
+    expect(job.name).to.equal(INGEST_BULK_JOB);
+    const progress: number[] = [];
+    const context: JobContext = {
+      taskId,
+      input,
+      attempt: attemptNumber,
+      resumeFrom: 0,
+      signal: AbortSignal.timeout(20_000),
+      progress: async (fraction) => {
+        progress.push(fraction);
+      },
+      log: silentLogger,
+    };
+    return { result: (await job.run(context))!, progress };
+  }
+
+  it('stores each file once across a resumed attempt, and reports the same documents', async () => {
+    const words = ['otter', 'heron', 'lynx'];
+    const files = await Promise.all(
+      words.map(async (word) => ({
+        blob: await app.runtime.knowledge.blobs.put(
+          Buffer.from(`# ${word}\n\nThe ${word} survey is on Monday.\n`),
+        ),
+        fileName: `${word}.md`,
+        source: `bulk/${word}.md`,
+      })),
+    );
+    const input = {
+      files,
+      section: 'bulk',
+      collection: 'default',
+      skipDuplicates: true,
+      actorId: 'tester',
+      correlationId: 'c',
+    };
+    const taskId = randomUUID();
+    const first = await attempt(taskId, input, 1);
+    expect(first.result).to.include({ total_files: 3, successful: 3, failed: 0, duplicates: 0 });
+    expect(first.progress.at(-1)).to.equal(1);
+    const documentIds = (first.result['results'] as Array<{ doc_id: string }>).map((result) => result.doc_id);
+    expect(new Set(documentIds).size).to.equal(3);
+
+    // The worker died before recording the outcome: the next attempt runs the same task again.
+    const second = await attempt(taskId, input, 2);
+    expect(second.result).to.include({ total_files: 3, successful: 3, failed: 0, duplicates: 0 });
+    expect(
+      (second.result['results'] as Array<{ doc_id: string }>).map((result) => result.doc_id),
+    ).to.deep.equal(documentIds);
+    await app.runtime.projections.waitFor(await app.runtime.eventStore.headPosition());
+    expect(
+      await app.runtime.readModels.count(DOCUMENTS, { source: { $in: files.map((f) => f.source) } }),
+    ).to.equal(3);
+  });
+
+  it('reports a file whose bytes are gone as failed, and ingests the others', async () => {
+    const kept = await app.runtime.knowledge.blobs.put(Buffer.from('# Kept\n\nThe kept note.\n'));
+    const gone = await app.runtime.knowledge.blobs.put(Buffer.from('# Gone\n\nThe gone note.\n'));
+    await app.runtime.knowledge.blobs.delete(gone);
+    const { result } = await attempt(
+      randomUUID(),
+      {
+        files: [
+          { blob: gone, fileName: 'gone.md', source: 'bulk/gone.md' },
+          { blob: kept, fileName: 'kept.md', source: 'bulk/kept.md' },
+        ],
+        section: 'bulk',
+        skipDuplicates: true,
+        actorId: 'tester',
+        correlationId: 'c',
+      },
+      1,
+    );
+    expect(result).to.include({ total_files: 2, successful: 1, failed: 1 });
+    expect(
+      (result['results'] as Array<{ filename: string; success: boolean }>).map((r) => [
+        r.filename,
+        r.success,
+      ]),
+    ).to.deep.equal([
+      ['gone.md', false],
+      ['kept.md', true],
+    ]);
+  });
+});
