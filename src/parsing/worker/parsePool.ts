@@ -5,8 +5,11 @@ import type { ParseJob, ParseJobEvent } from '../job.js';
 import { COST_MODEL } from '../memory/costModel.js';
 import { estimateParseCost, megabytes, type ParseCost } from '../memory/estimateCost.js';
 import { createChannel, type Channel } from './channel.js';
-import { createMainThreadCollection, eventLoopBusySince } from './mainThreadCollection.js';
-import { fullCollection } from './fullCollection.js';
+import {
+  collectionOnGrowth,
+  createMainThreadCollection,
+  eventLoopBusySince,
+} from './mainThreadCollection.js';
 import { createMemoryBudget } from './memoryBudget.js';
 import { PoolBusyError } from './poolBusyError.js';
 import type { ServicesConfig } from './protocol.js';
@@ -133,9 +136,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
    * collected before the next large job starts, or the heap grows with each one's (measured: three
    * 4.8 MB DOCX uploads, one after another, grew RSS by 575 MB against 291 MB for one alone).
    */
+  const collectIfGrown = collectionOnGrowth(LARGE_JOB_BYTES);
   const afterHeldJob = (cost: number): void => {
     if (cost < LARGE_JOB_BYTES) return;
-    fullCollection()?.();
+    collectIfGrown();
     // And once what followed it (the projections applying the document) has left its garbage too.
     collection.afterLargeJob();
   };

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { createMainThreadCollection } from '../../../src/parsing/worker/mainThreadCollection.js';
+import {
+  collectionOnGrowth,
+  createMainThreadCollection,
+} from '../../../src/parsing/worker/mainThreadCollection.js';
 import { eventually } from '../../support/eventually.js';
 
 /** A collection with a 20 ms delay that counts the full collections it would run. */
@@ -39,5 +42,29 @@ describe('main thread collection after large parses', () => {
     collection.cancel();
     await sleep(100);
     expect(runs.count).to.equal(0);
+  });
+});
+
+describe('a collection at once after a large held job', () => {
+  it('collects only when the heap has grown by the threshold over the least it was seen at', () => {
+    let used = 100;
+    const runs: number[] = [];
+    const collect = collectionOnGrowth(
+      64,
+      () => {
+        runs.push(used);
+        used = 90;
+      },
+      () => used,
+    );
+    used = 150; // 50 over the start: a large estimate that left little
+    expect(collect()).to.equal(false);
+    used = 80; // V8 collected on its own: growth now counts from here
+    expect(collect()).to.equal(false);
+    used = 150; // 70 over the least seen
+    expect(collect()).to.equal(true);
+    expect(runs).to.deep.equal([150]);
+    used = 120; // 30 over what the collection left
+    expect(collect()).to.equal(false);
   });
 });
