@@ -6,8 +6,9 @@ import { INGEST_BULK_JOB } from './bulkUploadJob.js';
 import { INGEST_UPLOAD_JOB } from './ingestJobs.js';
 
 /**
- * Deletes an upload's bytes (a file's, a bulk upload's files', an archive's) once its task has ended, however it ended: completed, failed (by its
- * worker, by running out of attempts, or by the watchdog after its worker was lost) or cancelled.
+ * Deletes an upload's bytes (a file's, a bulk upload's files', an archive's) once its task has
+ * ended, however it ended: completed, failed (by its worker, by running out of attempts, or by the
+ * watchdog after its worker was lost) or cancelled.
  * The job deletes them itself when it finishes; this covers every end the job never sees. Blobs
  * live in a store that outlives processes (NATS's object store), so nothing else would. Idempotent:
  * deleting a deleted blob does nothing.

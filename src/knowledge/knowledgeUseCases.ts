@@ -231,7 +231,17 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
           );
     const results = (ran.result['results'] ?? []) as Array<Record<string, unknown>>;
     return {
-      result: bulkResult(slots.map((slot) => ('refused' in slot ? slot.refused : results[slot.stored]!))),
+      result: bulkResult(
+        slots.map((slot) =>
+          'refused' in slot
+            ? slot.refused
+            : (results[slot.stored] ??
+              failedFile(
+                stored[slot.stored]!.fileName,
+                'The ingestion task recorded no result for this file',
+              )),
+        ),
+      ),
       position: ran.position,
     };
   }
