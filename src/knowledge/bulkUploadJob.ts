@@ -20,6 +20,10 @@ export interface BulkFile {
 /** What a bulk upload task is given: its files one blob each, or one ZIP archive whose entries they are. */
 export type BulkUploadTaskInput = UploadOptions & ({ files: BulkFile[] } | { archive: string });
 
+/** The document id a bulk upload's task gives its file at `index`: the same in every attempt. */
+export const bulkFileDocumentId = (taskId: string, index: number): string =>
+  derivedId(taskId, `file:${index}`);
+
 /** Files of one bulk upload ingested at once: two keep the parse workers busy while one is stored. */
 const FILES_IN_FLIGHT = 2;
 
@@ -52,7 +56,7 @@ export function bulkUploadJob(deps: { ingest: Ingest; blobs: BlobStore; zipLimit
         }
         return ingestUploaded(context, deps.ingest, uploaded, {
           ...task,
-          docId: derivedId(context.taskId, `file:${at}`),
+          docId: bulkFileDocumentId(context.taskId, at),
           onWait: (message) => context.progress(share(at, INGESTION_STAGES.chunk), `claim: ${message}`),
           onProgress: taskProgressOf(context.progress, (within) => share(at, within)),
         });

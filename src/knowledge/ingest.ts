@@ -139,7 +139,8 @@ export function failedOutcome(title: string, error: string): IngestionOutcome {
   return { ...emptyOutcome(title), success: false, error };
 }
 
-function emptyOutcome(title: string): IngestionOutcome {
+/** A success that stored nothing yet: the base every outcome is built on. */
+export function emptyOutcome(title: string): IngestionOutcome {
   return {
     success: true,
     docId: null,

@@ -15,8 +15,14 @@ import type { Filter } from '../readStore/readStore.js';
 import type { Access } from './access.js';
 import type { Answerer, QuestionRequest } from './answer.js';
 import { awaitTask, startGuard, type WorkQueues } from './awaitTask.js';
-import { failedOutcome } from './ingest.js';
-import { bulkResult, INGEST_BULK_JOB, type BulkFile, type BulkUploadTaskInput } from './bulkUploadJob.js';
+import { emptyOutcome, failedOutcome } from './ingest.js';
+import {
+  bulkFileDocumentId,
+  bulkResult,
+  INGEST_BULK_JOB,
+  type BulkFile,
+  type BulkUploadTaskInput,
+} from './bulkUploadJob.js';
 import { INGEST_UPLOAD_JOB, type UploadOptions, type UploadTaskInput } from './ingestJobs.js';
 import { ingestionResource } from './resources.js';
 import { SCRAPE_JOB, type ScrapeTaskInput } from './scrapeJob.js';
@@ -52,7 +58,7 @@ export interface Ingested {
 }
 
 export interface KnowledgeUseCaseDeps {
-  documents: Pick<DocumentCommands, 'execute'>;
+  documents: Pick<DocumentCommands, 'execute' | 'read'>;
   tasks: TaskCommands;
   blobs: Pick<BlobStore, 'put'>;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
@@ -177,21 +183,35 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     };
   }
 
-  /** Runs a bulk upload's task and waits for it: its result, or `failure` when it did not complete. */
+  /**
+   * Runs a bulk upload's task and waits for it: its result; or, when it did not complete (cancelled,
+   * out of attempts), each file's as far as it went — stored by the task before it ended (its
+   * document is found under the id the job gives the file), or failed with the task's error.
+   */
   async function runBulk(
     input: BulkUploadTaskInput,
+    fileNames: readonly string[],
     caller: Caller,
     signal: AbortSignal,
-    failure: (error: string) => Record<string, unknown>,
   ): Promise<{ result: Record<string, unknown>; position: number }> {
     const task = await started(INGEST_BULK_JOB, input, caller);
     const finished = await finish(task.taskId, caller, signal);
     if (finished.status === 'completed' && finished.result)
       return { result: finished.result, position: finished.position };
-    return {
-      result: failure(finished.error ?? `The ingestion task was ${finished.status}`),
-      position: finished.position,
-    };
+    const error = finished.error ?? `The ingestion task was ${finished.status}`;
+    const results = await Promise.all(
+      fileNames.map(async (fileName, at) => {
+        const docId = bulkFileDocumentId(task.taskId, at);
+        const { state } = await deps.documents.read(docId);
+        if (state.status !== 'active' || !state.tasks.includes(task.taskId))
+          return failedFile(fileName, error);
+        return ingestionResource(
+          { ...emptyOutcome(state.title), docId, chunksAdded: state.chunkHashes.length },
+          { filename: fileName },
+        );
+      }),
+    );
+    return { result: bulkResult(results), position: finished.position };
   }
 
   /**
@@ -226,8 +246,11 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     const ran =
       stored.length === 0
         ? { result: bulkResult([]), position: 0 }
-        : await runBulk({ ...shared, files: stored }, caller, signal, (error) =>
-            bulkResult(stored.map((file) => failedFile(file.fileName, error))),
+        : await runBulk(
+            { ...shared, files: stored },
+            stored.map((file) => file.fileName),
+            caller,
+            signal,
           );
     const results = (ran.result['results'] ?? []) as Array<Record<string, unknown>>;
     return {
@@ -261,10 +284,13 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     const shared = await uploadOptions(options, caller);
     const skipped = contents.skipped.map((entry) => ({ name: cleanPath(entry.name), reason: entry.reason }));
     if (contents.files.length === 0) return { result: { ...bulkResult([]), skipped }, position: 0 };
-    return runBulk({ ...shared, archive: await deps.blobs.put(archive) }, caller, signal, (error) => ({
-      ...bulkResult(contents.files.map((file) => failedFile(cleanFileName(file.name), error))),
-      skipped,
-    }));
+    const ran = await runBulk(
+      { ...shared, archive: await deps.blobs.put(archive) },
+      contents.files.map((file) => cleanFileName(file.name)),
+      caller,
+      signal,
+    );
+    return 'skipped' in ran.result ? ran : { ...ran, result: { ...ran.result, skipped } };
   }
 
   /** Creates the task that fetches and ingests `urls`, one after another. */

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { bulkUploadJob, INGEST_BULK_JOB } from '../../src/knowledge/bulkUploadJob.js';
+import { bulkFileDocumentId, bulkUploadJob, INGEST_BULK_JOB } from '../../src/knowledge/bulkUploadJob.js';
+import { TASKS, type TaskView } from '../../src/projections/tasksProjection.js';
+import { eventually } from '../support/eventually.js';
+import { taskStream } from '../../src/domain/task/events.js';
 import { silentLogger } from '../../src/log.js';
 import { DOCUMENTS } from '../../src/projections/knowledgeProjection.js';
 import type { JobContext } from '../../src/workers/jobs.js';
@@ -10,7 +13,7 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
  * A bulk upload is one task: an attempt killed after storing some of its files is run again, and
  * the resumed attempt must own what its predecessor stored, not store it twice nor call it a duplicate.
  */
-describe('the bulk upload job', function () {
+describe("a bulk upload's one task", function () {
   this.timeout(30_000);
   let app: TestApp;
   beforeEach(async () => {
@@ -109,5 +112,58 @@ describe('the bulk upload job', function () {
       ['gone.md', false],
       ['kept.md', true],
     ]);
+  });
+
+  it('answers a bulk upload whose task was cancelled with the files it had stored, and the rest failed', async () => {
+    const files = ['stored', 'never'].map((word) => ({
+      name: `cancel-${word}.md`,
+      bytes: Buffer.from(`# ${word}\n\nThe ${word} note of the cancelled upload.\n`),
+    }));
+    let request = app.http.post('/api/v1/upload/bulk').field('section', 'cancelled');
+    for (const file of files) request = request.attach('files', file.bytes, file.name);
+    // No worker runs here: the request waits for its task, which the test plays by hand.
+    const answer = request.then((response) => response);
+    const task = await eventually(
+      async () =>
+        (await app.runtime.readModels.find<TaskView>(TASKS, { filter: { jobType: INGEST_BULK_JOB } }))[0],
+      10_000,
+      'the bulk task',
+    );
+    // An attempt that stored the first file, then the task is cancelled before the second.
+    const [created] = await app.runtime.eventStore.readStream(taskStream(task.id), { maxCount: 1 });
+    const input = created!.data['input'] as {
+      files: Array<{ blob: string; source: string; fileName: string }>;
+    };
+    const first = input.files[0]!;
+    const stored = await app.runtime.knowledge.ingest({
+      fileName: first.fileName,
+      bytes: await app.runtime.knowledge.blobs.get(first.blob),
+      source: first.source,
+      sourceKind: 'upload',
+      section: 'cancelled',
+      skipDuplicates: true,
+      caller: { actorId: 'tester', correlationId: 'c' },
+      signal: AbortSignal.timeout(20_000),
+      taskId: task.id,
+      docId: bulkFileDocumentId(task.id, 0),
+    });
+    expect(stored).to.include({ success: true });
+    await app.runtime.tasks.execute(
+      'CancelTask',
+      { taskId: task.id, reason: 'changed my mind' },
+      { actorId: 'tester', correlationId: 'c' },
+    );
+    const response = await answer;
+    expect(response.status).to.equal(200);
+    expect(response.body).to.include({ total_files: 2, successful: 1, failed: 1 });
+    const [kept, lost] = response.body.results as Array<Record<string, unknown>>;
+    expect(kept).to.include({
+      filename: 'cancel-stored.md',
+      success: true,
+      doc_id: bulkFileDocumentId(task.id, 0),
+      chunks_added: stored.chunksAdded,
+    });
+    expect(lost).to.include({ filename: 'cancel-never.md', success: false });
+    expect(String(lost!['error'])).to.match(/cancel/);
   });
 });
