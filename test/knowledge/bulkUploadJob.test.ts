@@ -17,8 +17,8 @@ describe("a bulk upload's one task", function () {
   this.timeout(30_000);
   let app: TestApp;
   beforeEach(async () => {
-    // No job type runs here: the test runs the job's attempts itself.
-    app = await startTestApp();
+    // No worker runs here: the test runs the job's attempts itself, and tasks stay where it puts them.
+    app = await startTestApp({ roles: ['api', 'projector'] });
   });
   afterEach(async () => app.stop());
 

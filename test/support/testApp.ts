@@ -54,7 +54,14 @@ export async function contractApp(runtime: Runtime, options?: AppOptions): Promi
  * engines (shared with every other suite), the API role only; see test/support/cluster.ts.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; jobs?: JobType[]; app?: AppOptions; log?: Logger } = {},
+  options: {
+    env?: Record<string, string>;
+    jobs?: JobType[];
+    app?: AppOptions;
+    log?: Logger;
+    /** The roles it runs (every one by default): without `worker`, tasks stay where a test puts them. */
+    roles?: readonly Role[];
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'archivist-app-'));
   // Embedded, a short heartbeat makes workers' claims and liveness quick to observe; a cluster's
@@ -67,7 +74,7 @@ export async function startTestApp(
   const log = options.log ?? createLogger({ level: process.env['TEST_LOG_LEVEL'] ?? 'error' });
   const runtime = await createRuntime(config, { log, jobs: options.jobs ?? [] });
   try {
-    await runtime.start(testAppRoles());
+    await runtime.start(testAppRoles(options.roles));
   } catch (error) {
     await runtime.stop().catch(() => undefined);
     throw error;
