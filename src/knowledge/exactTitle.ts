@@ -28,7 +28,14 @@ export function exactTitleMatches<T extends { heading: string; sectionPath?: rea
 ): T[] {
   const wanted = titleKey(query);
   if (wanted.length < 3) return [];
+  // The chunks of one document share their section path: each heading is normalised once.
+  const matches = new Map<string, boolean>();
+  const isWanted = (heading: string): boolean => {
+    let match = matches.get(heading);
+    if (match === undefined) matches.set(heading, (match = titleKey(heading) === wanted));
+    return match;
+  };
   return candidates.filter((candidate) =>
-    [candidate.heading, ...(candidate.sectionPath ?? [])].some((heading) => titleKey(heading) === wanted),
+    [candidate.heading, ...(candidate.sectionPath ?? [])].some(isWanted),
   );
 }

@@ -11,7 +11,8 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /**
  * A bulk upload is one task: an attempt killed after storing some of its files is run again, and
- * the resumed attempt must own what its predecessor stored, not store it twice nor call it a duplicate.
+ * the resumed attempt must own what its predecessor stored, not store it twice nor call it a
+ * duplicate; a task that does not complete answers with what it had stored.
  */
 describe("a bulk upload's one task", function () {
   this.timeout(30_000);
