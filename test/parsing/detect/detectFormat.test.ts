@@ -118,6 +118,16 @@ describe('detectFormat', () => {
       );
     });
 
+    it('reads a PDF written in plain ASCII as a PDF, though its bytes look like text', async () => {
+      const asciiPdf = bytesOf(
+        '%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n',
+      );
+      expect(await detectFormat(asciiPdf, 'plain')).to.equal('.pdf');
+      expect(await detectFormat(asciiPdf, 'plain.pdf')).to.equal('.pdf');
+      const error = await expectCode(detectFormat(asciiPdf, 'plain.txt'), 'format_mismatch');
+      expect(error.message).to.contain('PDF document');
+    });
+
     it('does not mistake text starting with "BM" or "MZ" for a bitmap or an executable', async () => {
       expect(await detectFormat(bytesOf('BMW annual report\nRevenue grew.\n'), 'cars.txt')).to.equal('.txt');
       expect(await detectFormat(bytesOf('MZ Industries\n'), 'notes.md')).to.equal('.md');
