@@ -16,10 +16,17 @@ const ALEF_VARIANTS = /[\u0623\u0625\u0622\u0671]/g;
 const LATIN_WITH_MARKS = /(\p{Script=Latin})[\u0300-\u036F]+/gu;
 const ARABIC_INDIC_DIGIT = /[\u0660-\u0669\u06F0-\u06F9]/g;
 
+/**
+ * The runs of white space that collapsing changes: any with a character other than a space, or of
+ * two or more. Replacing every run, single spaces included, rebuilt the whole text a second time (a
+ * piece per word); with this one, text that is already tidy comes back as it is.
+ */
+const UNTIDY_SPACE = /(?: \s|[^\S ])\s*/gu;
+
 /** Normalises `text` for indexing and comparison (see the module comment). */
 export function normalizeForIndex(text: string): string {
   return foldLatin(normalizeArabicLetters(stripInvisible(text).normalize('NFKC').toLowerCase()))
-    .replace(/\s+/gu, ' ')
+    .replace(UNTIDY_SPACE, ' ')
     .trim();
 }
 

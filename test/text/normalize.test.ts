@@ -42,6 +42,20 @@ describe('normalizeForIndex', () => {
     expect(normalizeForIndex('Москва  Йошкар-Ола')).to.equal('москва йошкар-ола');
   });
 
+  it('collapses every run of white space to one space, whatever the run is made of', () => {
+    const pieces = ['a', 'bc', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2003', '\u3000', ' \n ', '\v\f'];
+    let state = 7;
+    for (let sample = 0; sample < 500; sample += 1) {
+      let text = '';
+      for (let i = 0; i < 12; i += 1) {
+        state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+        text += pieces[state % pieces.length];
+      }
+      const expected = text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+      expect(normalizeForIndex(text), JSON.stringify(text)).to.equal(expected);
+    }
+  });
+
   it('leaves text without Arabic to the other steps', () => {
     expect(normalizeArabicLetters('plain text')).to.equal('plain text');
   });
