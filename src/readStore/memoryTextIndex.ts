@@ -11,11 +11,16 @@
  * skipped and, once they are many, dropped by compaction.
  */
 
+import { forEachFoldedWord } from '../text/textTokens.js';
+import { WordTable } from './wordTable.js';
+
 const K1 = 1.2;
 const B = 0.75;
 const MIN_IDF = 1e-6;
 /** Floating-point slack in MaxScore's comparisons: sums in another order differ in the last bits. */
 const SLACK = 1 + 1e-9;
+/** Distinct words remembered with their lists, at most; past it the table starts again. */
+const WORD_TABLE_LIMIT = 500_000;
 
 export interface MemoryHit {
   rowid: number;
@@ -27,6 +32,8 @@ class Postings {
   slots = new Int32Array(4);
   counts = new Uint16Array(4);
   length = 0;
+  /** Occurrences in the row being indexed, not yet pushed. */
+  pending = 0;
 
   push(slot: number, count: number): void {
     if (this.length === this.slots.length) {
@@ -40,6 +47,19 @@ class Postings {
     this.slots[this.length] = slot;
     this.counts[this.length] = Math.min(count, 65_535);
     this.length += 1;
+  }
+
+  /** Keeps the postings of slots still alive, under their new numbers (-1: dead). */
+  renumber(renumbered: Int32Array): void {
+    let kept = 0;
+    for (let at = 0; at < this.length; at += 1) {
+      const slot = renumbered[this.slots[at]!]!;
+      if (slot < 0) continue;
+      this.slots[kept] = slot;
+      this.counts[kept] = this.counts[at]!;
+      kept += 1;
+    }
+    this.length = kept;
   }
 }
 
@@ -65,6 +85,20 @@ export class MemoryTextIndex {
   private normCache = new Float64Array(0);
   private normAverage = Number.NaN;
   private normSlots = 0;
+  /**
+   * Words met in rows, and each one's list (its stem's), by word id: a row's tokens are found
+   * without a string made or hashed per token (see WordTable). Lists are renumbered in place by
+   * compaction, so these stay valid.
+   */
+  private words = new WordTable();
+  private listOfWord: Postings[] = [];
+  /** The lists the row being indexed touches, and the text being scanned. */
+  private readonly rowLists: Postings[] = [];
+  private scanned = '';
+  private scannedTokens = 0;
+  private stem: (word: string) => string = (word) => word;
+
+  constructor(private readonly options: { wordTableLimit?: number } = {}) {}
 
   get rows(): number {
     return this.liveRows;
@@ -79,6 +113,47 @@ export class MemoryTextIndex {
 
   /** As `set`, from how often each token occurs in the row and how many tokens it has. */
   setCounts(rowid: number, counts: ReadonlyMap<string, number>, length: number): void {
+    const slot = this.newSlot(rowid, length);
+    for (const [token, count] of counts) this.listOf(token).push(slot, count);
+  }
+
+  /**
+   * As `set`, from the row's text fields, case-folded: their words (see `forEachFoldedWord`),
+   * each made a token by `stem`, which is asked once per word the index has not met.
+   */
+  setText(rowid: number, folded: readonly string[], stem: (word: string) => string): void {
+    this.stem = stem;
+    this.scannedTokens = 0;
+    for (const value of folded) {
+      this.scanned = value;
+      forEachFoldedWord(value, this.countWord);
+    }
+    this.scanned = '';
+    const slot = this.newSlot(rowid, this.scannedTokens);
+    for (const list of this.rowLists) {
+      list.push(slot, list.pending);
+      list.pending = 0;
+    }
+    this.rowLists.length = 0;
+  }
+
+  private readonly countWord = (start: number, end: number, hash: number): void => {
+    let id = this.words.idOf(this.scanned, start, end, hash);
+    if (id === this.listOfWord.length) {
+      if (id >= (this.options.wordTableLimit ?? WORD_TABLE_LIMIT)) {
+        this.words = new WordTable();
+        this.listOfWord = [];
+        id = this.words.idOf(this.scanned, start, end, hash);
+      }
+      this.listOfWord.push(this.listOf(this.stem(this.words.word(id))));
+    }
+    const list = this.listOfWord[id]!;
+    if (list.pending === 0) this.rowLists.push(list);
+    list.pending += 1;
+    this.scannedTokens += 1;
+  };
+
+  private newSlot(rowid: number, length: number): number {
     this.delete(rowid);
     if (this.slots === this.rowidOfSlot.length) this.grow();
     const slot = this.slots++;
@@ -88,14 +163,16 @@ export class MemoryTextIndex {
     this.slotOfRow.set(rowid, slot);
     this.liveRows += 1;
     this.liveTokens += length;
-    for (const [token, count] of counts) {
-      let list = this.postings.get(token);
-      if (!list) {
-        list = new Postings();
-        this.postings.set(token, list);
-      }
-      list.push(slot, count);
+    return slot;
+  }
+
+  private listOf(token: string): Postings {
+    let list = this.postings.get(token);
+    if (!list) {
+      list = new Postings();
+      this.postings.set(token, list);
     }
+    return list;
   }
 
   delete(rowid: number): void {
@@ -244,15 +321,8 @@ export class MemoryTextIndex {
       next += 1;
     }
     this.alive.fill(0, next);
-    for (const [term, list] of this.postings) {
-      const kept = new Postings();
-      for (let at = 0; at < list.length; at += 1) {
-        const slot = renumbered[list.slots[at]!]!;
-        if (slot >= 0) kept.push(slot, list.counts[at]!);
-      }
-      if (kept.length === 0) this.postings.delete(term);
-      else this.postings.set(term, kept);
-    }
+    // In place, and an emptied list stays: words hold their lists (a term with no rows scores none).
+    for (const list of this.postings.values()) list.renumber(renumbered);
     this.slotOfRow.clear();
     for (let slot = 0; slot < next; slot += 1) this.slotOfRow.set(this.rowidOfSlot[slot]!, slot);
     this.slots = next;

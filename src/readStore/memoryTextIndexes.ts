@@ -22,10 +22,10 @@ export interface MemoryTextIndexesDeps {
 }
 
 /**
- * Stems of words seen, bounded: a language has far fewer distinct words than a collection has
- * tokens, and stemming each token again was most of a build's time.
+ * Stems of query words seen, bounded (rows' words are stemmed once each by their index's table of
+ * words, see MemoryTextIndex.setText).
  */
-const STEM_CACHE_LIMIT = 500_000;
+const STEM_CACHE_LIMIT = 50_000;
 const stems = new Map<string, string>();
 
 function stemOf(word: string): string {
@@ -42,30 +42,8 @@ function stemOf(word: string): string {
 const tokensOf = (values: readonly string[]): string[] =>
   values.flatMap((value) => foldedWords(foldCase(value)).map(stemOf));
 
-/**
- * A row's stemmed tokens, counted, and how many it has. Words are counted before they are stemmed:
- * a chunk repeats its words, and each distinct one is then looked up in the stem cache once.
- */
-function termCountsOf(values: readonly string[]): { counts: Map<string, number>; length: number } {
-  const words = new Map<string, number>();
-  let length = 0;
-  for (const value of values) {
-    for (const word of foldedWords(foldCase(value))) {
-      words.set(word, (words.get(word) ?? 0) + 1);
-      length += 1;
-    }
-  }
-  const counts = new Map<string, number>();
-  for (const [word, count] of words) {
-    const stem = stemOf(word);
-    counts.set(stem, (counts.get(stem) ?? 0) + count);
-  }
-  return { counts, length };
-}
-
 function indexRow(index: MemoryTextIndex, rowid: number, values: readonly string[]): void {
-  const { counts, length } = termCountsOf(values);
-  index.setCounts(rowid, counts, length);
+  index.setText(rowid, values.map(foldCase), porterStem);
 }
 
 /**

@@ -8,6 +8,7 @@ import { MemoryTextIndex } from '../../src/readStore/memoryTextIndex.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { WriteConflictError } from '../../src/readStore/readStore.js';
 import { foldCase, stemmedTokens } from '../../src/text/textTokens.js';
+import { porterStem } from '../../src/text/porterStemmer.js';
 
 const random = seeded(11);
 // English-like words with Zipf frequencies, stemmed by the porter tokenizer (running → run…).
@@ -52,71 +53,84 @@ function expectSameRanking(actual: Ranked[], expected: Ranked[], label: string):
   }
 }
 
-describe('in-memory BM25 index (what match-any searches read)', () => {
-  const db = new Database(':memory:');
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(f0, f1, tokenize='porter unicode61 remove_diacritics 2')`);
-  const insert = db.prepare('INSERT INTO t (rowid, f0, f1) VALUES (?, ?, ?)');
-  const remove = db.prepare('DELETE FROM t WHERE rowid = ?');
-  const index = new MemoryTextIndex();
-  const put = (rowid: number, f0: string, f1: string): void => {
-    remove.run(rowid);
-    insert.run(rowid, f0, f1);
-    index.set(rowid, tokens(f0, f1));
-  };
-  const fts = (terms: readonly string[], k: number): Ranked[] =>
-    (
-      db
-        .prepare('SELECT rowid, bm25(t) AS rank FROM t WHERE t MATCH ? ORDER BY rank, rowid LIMIT ?')
-        .all(terms.map((term) => `"${term}"`).join(' OR '), k) as Array<{ rowid: number; rank: number }>
-    ).map((row) => ({ rowid: row.rowid, score: -row.rank }));
-  const randomQuery = (): string[] => {
-    const terms = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
-      random() < 0.1 ? 'absentword' : vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!,
-    );
-    if (random() < 0.1) terms.push(terms[0]!);
-    return terms;
-  };
-  const expectSameAsFts = (queries: number): void => {
-    for (let query = 0; query < queries; query += 1) {
-      const terms = randomQuery();
-      const k = [1, 5, 20, 50][query % 4]!;
-      expectSameRanking(index.top(tokens(...terms), k), fts(terms, k), `${terms.join(' ')} (k ${k})`);
-    }
-  };
-  before(() => {
-    db.transaction(() => {
-      for (let row = 1; row <= 3_000; row += 1)
-        put(row, sentence(5 + Math.floor(random() * 60)), sentence(Math.floor(random() * 4)));
-    })();
-  });
-  after(() => db.close());
+const ways: Array<
+  [string, (index: MemoryTextIndex, rowid: number, f0: string, f1: string) => void, number?]
+> = [
+  ['given tokens', (index, rowid, f0, f1) => index.set(rowid, tokens(f0, f1))],
+  ['given text', (index, rowid, f0, f1) => index.setText(rowid, [foldCase(f0), foldCase(f1)], porterStem)],
+  [
+    'given text, its table of words starting again every 50 words',
+    (index, rowid, f0, f1) => index.setText(rowid, [foldCase(f0), foldCase(f1)], porterStem),
+    50,
+  ],
+];
 
-  it("ranks as FTS5's bm25() does: common, rare, repeated and absent terms", () => {
-    expect(index.rows).to.equal(3_000);
-    expectSameAsFts(300);
-  });
-
-  it('stays the same as FTS5 through replaced and deleted rows, and compaction', () => {
-    db.transaction(() => {
-      for (let change = 0; change < 14_000; change += 1) {
-        const rowid = 1 + Math.floor(random() * 4_000);
-        if (random() < 0.3) {
-          remove.run(rowid);
-          index.delete(rowid);
-        } else put(rowid, sentence(3 + Math.floor(random() * 40)), '');
+for (const [way, setRow, wordTableLimit] of ways)
+  describe(`in-memory BM25 index (what match-any searches read), ${way}`, () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5(f0, f1, tokenize='porter unicode61 remove_diacritics 2')`);
+    const insert = db.prepare('INSERT INTO t (rowid, f0, f1) VALUES (?, ?, ?)');
+    const remove = db.prepare('DELETE FROM t WHERE rowid = ?');
+    const index = new MemoryTextIndex(wordTableLimit === undefined ? {} : { wordTableLimit });
+    const put = (rowid: number, f0: string, f1: string): void => {
+      remove.run(rowid);
+      insert.run(rowid, f0, f1);
+      setRow(index, rowid, f0, f1);
+    };
+    const fts = (terms: readonly string[], k: number): Ranked[] =>
+      (
+        db
+          .prepare('SELECT rowid, bm25(t) AS rank FROM t WHERE t MATCH ? ORDER BY rank, rowid LIMIT ?')
+          .all(terms.map((term) => `"${term}"`).join(' OR '), k) as Array<{ rowid: number; rank: number }>
+      ).map((row) => ({ rowid: row.rowid, score: -row.rank }));
+    const randomQuery = (): string[] => {
+      const terms = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+        random() < 0.1 ? 'absentword' : vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!,
+      );
+      if (random() < 0.1) terms.push(terms[0]!);
+      return terms;
+    };
+    const expectSameAsFts = (queries: number): void => {
+      for (let query = 0; query < queries; query += 1) {
+        const terms = randomQuery();
+        const k = [1, 5, 20, 50][query % 4]!;
+        expectSameRanking(index.top(tokens(...terms), k), fts(terms, k), `${terms.join(' ')} (k ${k})`);
       }
-    })();
-    const rows = db.prepare('SELECT count(*) FROM t').pluck().get() as number;
-    expect(index.rows).to.equal(rows);
-    expectSameAsFts(200);
-  });
+    };
+    before(() => {
+      db.transaction(() => {
+        for (let row = 1; row <= 3_000; row += 1)
+          put(row, sentence(5 + Math.floor(random() * 60)), sentence(Math.floor(random() * 4)));
+      })();
+    });
+    after(() => db.close());
 
-  it('answers nothing for no rows, no terms or k 0', () => {
-    expect(new MemoryTextIndex().top(['river'], 5)).to.deep.equal([]);
-    expect(index.top([], 5)).to.deep.equal([]);
-    expect(index.top(tokens(vocabulary[0]!), 0)).to.deep.equal([]);
+    it("ranks as FTS5's bm25() does: common, rare, repeated and absent terms", () => {
+      expect(index.rows).to.equal(3_000);
+      expectSameAsFts(300);
+    });
+
+    it('stays the same as FTS5 through replaced and deleted rows, and compaction', () => {
+      db.transaction(() => {
+        for (let change = 0; change < 30_000; change += 1) {
+          const rowid = 1 + Math.floor(random() * 4_000);
+          if (random() < 0.3) {
+            remove.run(rowid);
+            index.delete(rowid);
+          } else put(rowid, sentence(3 + Math.floor(random() * 40)), '');
+        }
+      })();
+      const rows = db.prepare('SELECT count(*) FROM t').pluck().get() as number;
+      expect(index.rows).to.equal(rows);
+      expectSameAsFts(200);
+    });
+
+    it('answers nothing for no rows, no terms or k 0', () => {
+      expect(new MemoryTextIndex().top(['river'], 5)).to.deep.equal([]);
+      expect(index.top([], 5)).to.deep.equal([]);
+      expect(index.top(tokens(vocabulary[0]!), 0)).to.deep.equal([]);
+    });
   });
-});
 
 describe('SQLite read store: match-any searches from the in-memory copy', function () {
   this.timeout(30_000);
