@@ -1,5 +1,6 @@
 import { normalizeForIndex } from '../text/normalize.js';
-import { words } from '../text/words.js';
+import { forEachWord, words } from '../text/words.js';
+import { WordTable } from '../text/wordTable.js';
 import { STOP_WORDS } from '../text/stopWords.js';
 import type { Embedder } from './embedder.js';
 import { FeatureCounts } from './featureCounts.js';
@@ -35,19 +36,22 @@ export function stems(text: string): string[] {
 
 /**
  * What one word adds to a vector, worked out once: its stem's hash, the hash state a bigram starting
- * with it continues from, and the hashes of its character 3–5-grams, in the order they are counted.
- * Text repeats its vocabulary, so the stemming (regular expressions, slices) and gram hashing of
- * each occurrence was most of embedding time.
+ * with it continues from, the hashes of its character 3–5-grams, in the order they are counted, and
+ * whether it is a function word. Text repeats its vocabulary, so the stemming (regular expressions,
+ * slices) and gram hashing of each occurrence was most of embedding time.
  */
 interface WordFeatures {
   stem: string;
   word: number;
   bigramState: number;
   grams: Uint32Array;
+  stop: boolean;
 }
 
-/** Bounded: cleared when it grows past 50,000 words. */
-const featureCache = new Map<string, WordFeatures>();
+/** Words met, and their features by word id; both start again past 50,000 words. */
+const FEATURE_WORDS_LIMIT = 50_000;
+let wordTable = new WordTable();
+let featuresById: WordFeatures[] = [];
 
 function gramHashes(stem: string): Uint32Array {
   // The stem padded as `<stem>`, hashed without building the padded string.
@@ -65,19 +69,28 @@ function gramHashes(stem: string): Uint32Array {
 }
 
 function featuresOf(word: string): WordFeatures {
-  let features = featureCache.get(word);
-  if (features === undefined) {
-    if (featureCache.size >= 50_000) featureCache.clear();
-    const stem = lightStem(word);
-    features = {
-      stem,
-      word: fnv1a(stem, WORD_PREFIX),
-      bigramState: fnv1a(' ', fnv1a(stem, BIGRAM_PREFIX)),
-      grams: gramHashes(stem),
-    };
-    featureCache.set(word, features);
+  const stem = lightStem(word);
+  return {
+    stem,
+    word: fnv1a(stem, WORD_PREFIX),
+    bigramState: fnv1a(' ', fnv1a(stem, BIGRAM_PREFIX)),
+    grams: gramHashes(stem),
+    stop: STOP_WORDS.has(word),
+  };
+}
+
+/** The features of the word at `start`…`end` of `text`, worked out the first time it is met. */
+function featuresAt(text: string, start: number, end: number): WordFeatures {
+  let id = wordTable.idOf(text, start, end);
+  if (id === featuresById.length) {
+    if (id >= FEATURE_WORDS_LIMIT) {
+      wordTable = new WordTable();
+      featuresById = [];
+      id = wordTable.idOf(text, start, end);
+    }
+    featuresById.push(featuresOf(wordTable.word(id)));
   }
-  return features;
+  return featuresById[id]!;
 }
 
 /**
@@ -86,9 +99,15 @@ function featuresOf(word: string): WordFeatures {
  * evaluation), unless the text has nothing else.
  */
 function contentWords(text: string): WordFeatures[] {
-  const all = words(normalizeForIndex(text));
-  const content = all.filter((word) => !STOP_WORDS.has(word));
-  return (content.length > 0 ? content : all).map(featuresOf);
+  const normalized = normalizeForIndex(text);
+  const all: WordFeatures[] = [];
+  const content: WordFeatures[] = [];
+  forEachWord(normalized, (start, end) => {
+    const features = featuresAt(normalized, start, end);
+    all.push(features);
+    if (!features.stop) content.push(features);
+  });
+  return content.length > 0 ? content : all;
 }
 
 /**

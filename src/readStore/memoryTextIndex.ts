@@ -12,7 +12,7 @@
  */
 
 import { forEachFoldedWord } from '../text/textTokens.js';
-import { WordTable } from './wordTable.js';
+import { WordTable } from '../text/wordTable.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -137,13 +137,13 @@ export class MemoryTextIndex {
     this.rowLists.length = 0;
   }
 
-  private readonly countWord = (start: number, end: number, hash: number): void => {
-    let id = this.words.idOf(this.scanned, start, end, hash);
+  private readonly countWord = (start: number, end: number): void => {
+    let id = this.words.idOf(this.scanned, start, end);
     if (id === this.listOfWord.length) {
       if (id >= (this.options.wordTableLimit ?? WORD_TABLE_LIMIT)) {
         this.words = new WordTable();
         this.listOfWord = [];
-        id = this.words.idOf(this.scanned, start, end, hash);
+        id = this.words.idOf(this.scanned, start, end);
       }
       this.listOfWord.push(this.listOf(this.stem(this.words.word(id))));
     }

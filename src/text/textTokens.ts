@@ -24,38 +24,23 @@ export function createTextFolding(normalize: TextNormalizer): (text: string) => 
 }
 
 /**
- * Calls `visit` with each word of folded text — runs of letters, marks and digits — as its start,
- * its end and a 32-bit FNV-1a hash of its UTF-16 code units, without making a string of it. A scan
- * of character codes (classes looked up once per code point, as the parser's word scanner does)
- * instead of a split on a Unicode property class, which cost a third of keeping the in-memory text
- * index up to date.
+ * Calls `visit` with the start and end of each word of folded text: runs of letters, marks and
+ * digits. A scan of character codes (classes looked up once per code point, as the parser's word
+ * scanner does) instead of a split on a Unicode property class, which cost a third of keeping the
+ * in-memory text index up to date.
  */
-export function forEachFoldedWord(
-  folded: string,
-  visit: (start: number, end: number, hash: number) => void,
-): void {
+export function forEachFoldedWord(folded: string, visit: (start: number, end: number) => void): void {
   let start = -1;
-  let hash = 0;
-  for (let i = 0; i < folded.length;) {
-    const width = codePointWidth(folded, i);
+  for (let i = 0; i < folded.length; i += codePointWidth(folded, i)) {
     if (classAt(folded, i) !== OTHER) {
-      if (start < 0) {
-        start = i;
-        hash = FNV_OFFSET;
-      }
-      hash = Math.imul(hash ^ folded.charCodeAt(i), FNV_PRIME);
-      if (width === 2) hash = Math.imul(hash ^ folded.charCodeAt(i + 1), FNV_PRIME);
+      if (start < 0) start = i;
     } else if (start >= 0) {
-      visit(start, i, hash >>> 0);
+      visit(start, i);
       start = -1;
     }
-    i += width;
   }
-  if (start >= 0) visit(start, folded.length, hash >>> 0);
+  if (start >= 0) visit(start, folded.length);
 }
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 /** Folded text's words (see `forEachFoldedWord`). */
 export function foldedWords(folded: string): string[] {
