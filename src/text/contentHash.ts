@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { collapseWhitespace } from './whitespace.js';
 
 /** Characters normalised and collapsed at a time: a bounded piece, whatever the document's size. */
 const SLICE_CHARS = 1 << 16;
@@ -25,7 +26,7 @@ export function contentHashOf(text: string): string {
       end = WHITESPACE.exec(text)?.index ?? text.length;
     }
     // Every cut is before whitespace: two pieces with text between them were apart by a space.
-    const piece = text.slice(start, end).normalize('NFC').replace(/\s+/g, ' ').trim();
+    const piece = collapseWhitespace(text.slice(start, end).normalize('NFC'));
     start = end;
     if (piece.length === 0) continue;
     if (wrote) hash.update(' ');

@@ -9,25 +9,18 @@
  * yeh/keheh ی ک → ي ك, tatweel and harakat (U+064B–U+065F, U+0670, Quranic marks) removed,
  * Arabic-Indic digits → ASCII digits. Invisible format characters go and white space collapses.
  */
-import { stripInvisible } from './whitespace.js';
+import { collapseWhitespace, stripInvisible } from './whitespace.js';
 
 const ARABIC_MARKS = /[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA-\u06ED\u0640]/g;
 const ALEF_VARIANTS = /[\u0623\u0625\u0622\u0671]/g;
 const LATIN_WITH_MARKS = /(\p{Script=Latin})[\u0300-\u036F]+/gu;
 const ARABIC_INDIC_DIGIT = /[\u0660-\u0669\u06F0-\u06F9]/g;
 
-/**
- * The runs of white space that collapsing changes: any with a character other than a space, or of
- * two or more. Replacing every run, single spaces included, rebuilt the whole text a second time (a
- * piece per word); with this one, text that is already tidy comes back as it is.
- */
-const UNTIDY_SPACE = /(?: \s|[^\S ])\s*/gu;
-
 /** Normalises `text` for indexing and comparison (see the module comment). */
 export function normalizeForIndex(text: string): string {
-  return foldLatin(normalizeArabicLetters(stripInvisible(text).normalize('NFKC').toLowerCase()))
-    .replace(UNTIDY_SPACE, ' ')
-    .trim();
+  return collapseWhitespace(
+    foldLatin(normalizeArabicLetters(stripInvisible(text).normalize('NFKC').toLowerCase())),
+  );
 }
 
 /** The Arabic part of `normalizeForIndex`, alone. */

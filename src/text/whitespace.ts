@@ -37,6 +37,18 @@ const COMPOUND_FIRST = new Set([
   'high',
 ]);
 
+/**
+ * The runs of white space collapsing changes: any with a character other than a space, or of two or
+ * more. Replacing every run, single spaces included, rebuilt the whole text a second time (a piece
+ * per word); with this one, text that is already tidy comes back as it is.
+ */
+const UNTIDY_SPACE = /(?: \s|[^\S ])\s*/gu;
+
+/** `text` with each run of white space made one space, and none at either end. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(UNTIDY_SPACE, ' ').trim();
+}
+
 /** Removes invisible characters and soft hyphens; turns control characters into spaces. */
 export function stripInvisible(text: string): string {
   // Most text has neither: one test instead of two replacements that copy it.
@@ -67,7 +79,7 @@ export function tidyText(
         joinHyphenated(left, right, vocabulary),
       )
     : visible;
-  return joined.replace(/\s+/gu, ' ').trim();
+  return collapseWhitespace(joined);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { LIST_MARKER_ONLY } from './lists.js';
 import type { TextRun } from './textRun.js';
+import { collapseWhitespace } from '../../text/whitespace.js';
 
 /** Runs of one row that sit close together: a line of a paragraph, a table cell, one column's line. */
 export interface Segment {
@@ -128,15 +129,11 @@ function joinRuns(runs: readonly TextRun[], rtl = false): string {
     text += run.text;
     previous = run;
   }
-  return tidy(text);
+  return collapseWhitespace(text);
 }
 
 export function rowTextOf(row: Row): string {
   return row.segments.map((segment) => segment.text).join(' ');
-}
-
-function tidy(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function dominantRun(runs: readonly TextRun[]): TextRun {

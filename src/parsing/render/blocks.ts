@@ -4,6 +4,7 @@
  */
 import type { Image, Table } from '../model.js';
 import { tableToMarkdown } from '../tableText.js';
+import { collapseWhitespace } from '../../text/whitespace.js';
 
 /** `## Heading` — levels beyond Markdown's six are drawn as six. */
 export function renderHeading(text: string, level: number): string {
@@ -36,7 +37,7 @@ export function renderImage(image: Image): string {
  * text, the text OCR found, or its format and size.
  */
 export function imageText(image: Image): string {
-  const flat = (text: string | null): string => (text ?? '').replace(/\s+/g, ' ').trim();
+  const flat = (text: string | null): string => collapseWhitespace(text ?? '');
   const description = flat(image.description) || flat(image.altText);
   if (description) return description;
   const ocr = flat(image.ocrText);

@@ -9,6 +9,7 @@ import {
   type DomNode,
 } from './htmlDom.js';
 import { wordSet } from './input.js';
+import { collapseWhitespace } from '../../text/whitespace.js';
 
 /** Never content: code, styling, embedded objects and form controls. */
 const NON_CONTENT = wordSet(`
@@ -79,7 +80,7 @@ function isBoilerplate(element: DomElement): boolean {
   const chromeTag =
     CHROME_TAGS.has(tag) || ((tag === 'header' || tag === 'footer') && !insideArticle(element));
   if (tag === 'p' || tag === 'address') {
-    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const text = collapseWhitespace(element.textContent ?? '');
     if (text.length < 240 && GENERATOR_CREDIT.test(text)) return true;
   }
   if (tag === 'table' && isLinkBar(element)) return !holdsMainContent(element);
