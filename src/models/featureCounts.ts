@@ -3,10 +3,12 @@
  * reused from text to text (only the slots a text used are cleared). A `Map` cost ~100 ns a count,
  * most of the local embedder's time; this is several times cheaper. The list of used slots is a
  * typed array kept too: a fresh array per text, grown push by push, was ~25 KB of garbage a chunk,
- * most of what embedding allocated.
+ * most of what embedding allocated. Hashes are signed 32-bit integers: V8 keeps those unboxed, where
+ * an unsigned hash above 2³¹ passed to `add` was a heap number allocated per count (~100 KB of
+ * garbage a README).
  */
 export class FeatureCounts {
-  private keys = new Uint32Array(1 << 12);
+  private keys = new Int32Array(1 << 12);
   private counts = new Uint32Array(1 << 12);
   private weights = new Float64Array(1 << 12);
   private used = new Int32Array(1 << 11);
@@ -42,7 +44,7 @@ export class FeatureCounts {
       (slot) => [this.keys[slot]!, this.weights[slot]!, this.counts[slot]!] as const,
     );
     const size = this.keys.length * 2;
-    this.keys = new Uint32Array(size);
+    this.keys = new Int32Array(size);
     this.counts = new Uint32Array(size);
     this.weights = new Float64Array(size);
     this.used = new Int32Array(size / 2);

@@ -44,7 +44,7 @@ interface WordFeatures {
   stem: string;
   word: number;
   bigramState: number;
-  grams: Uint32Array;
+  grams: Int32Array;
   stop: boolean;
 }
 
@@ -53,7 +53,7 @@ const FEATURE_WORDS_LIMIT = 50_000;
 let wordTable = new WordTable();
 let featuresById: WordFeatures[] = [];
 
-function gramHashes(stem: string): Uint32Array {
+function gramHashes(stem: string): Int32Array {
   // The stem padded as `<stem>`, hashed without building the padded string.
   const length = stem.length + 2;
   const charAt = (i: number): number => (i === 0 ? 0x3c : i === length - 1 ? 0x3e : stem.charCodeAt(i - 1));
@@ -65,14 +65,14 @@ function gramHashes(stem: string): Uint32Array {
       if (size >= 3) grams.push(state);
     }
   }
-  return Uint32Array.from(grams);
+  return Int32Array.from(grams);
 }
 
 function featuresOf(word: string): WordFeatures {
   const stem = lightStem(word);
   return {
     stem,
-    word: fnv1a(stem, WORD_PREFIX),
+    word: fnv1a(stem, WORD_PREFIX) | 0,
     bigramState: fnv1a(' ', fnv1a(stem, BIGRAM_PREFIX)),
     grams: gramHashes(stem),
     stop: STOP_WORDS.has(word),
@@ -131,13 +131,15 @@ export function createLocalEmbedder(options: { dimensions?: number } = {}): Embe
       const token = tokens[index]!;
       counts.add(token.word, WORD_WEIGHT);
       const next = tokens[index + 1];
-      if (next !== undefined) counts.add(fnv1a(next.stem, token.bigramState), BIGRAM_WEIGHT);
+      if (next !== undefined) counts.add(fnv1a(next.stem, token.bigramState) | 0, BIGRAM_WEIGHT);
       for (const gram of token.grams) counts.add(gram, CHAR_GRAM_WEIGHT);
     }
     const vector = new Float32Array(dimensions);
+    // Hashes come back signed (see FeatureCounts): the sign is the top bit, the bucket is taken of
+    // the unsigned value.
     counts.drain((hash, weight, count) => {
-      const sign = hash & 0x80000000 ? -1 : 1;
-      vector[hash % dimensions]! += sign * weight * (1 + Math.log(count));
+      const sign = hash < 0 ? -1 : 1;
+      vector[(hash >>> 0) % dimensions]! += sign * weight * (1 + Math.log(count));
     });
     let norm = 0;
     for (const value of vector) norm += value * value;

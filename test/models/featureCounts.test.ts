@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { FeatureCounts } from '../../src/models/featureCounts.js';
 
-/** Deterministic 32-bit values standing for feature hashes (a linear congruential sequence). */
+/** Deterministic signed 32-bit values standing for feature hashes (a linear congruential sequence). */
 function hashes(count: number, seed: number): number[] {
   const out: number[] = [];
   let state = seed >>> 0;
   for (let i = 0; i < count; i += 1) {
     state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    out.push(state);
+    out.push(state | 0);
   }
   return out;
 }
