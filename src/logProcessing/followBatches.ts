@@ -22,27 +22,24 @@ export async function followBatches<Batch, Outcome>(
   handlers: FollowHandlers<Batch, Outcome>,
 ): Promise<Outcome | 'ended'> {
   const iterator = subscription[Symbol.asyncIterator]();
-  // One idle timer for the whole run, started again before each wait: a timer of its own and a
-  // `finally` per batch were a fifth of what following the log allocated (every follower wakes
-  // for every append). One that fired while a batch was handled is spent: the next wait gets a
-  // fresh promise, and a whole `idleMs` again.
-  let fired = false;
-  let signalIdle = (): void => undefined;
-  const idlePromise = (): Promise<'idle'> => new Promise((resolve) => (signalIdle = () => resolve('idle')));
-  let idle = idlePromise();
-  const timer = setTimeout(() => {
-    fired = true;
-    signalIdle();
-  }, handlers.idleMs);
+  // One idle timer for the whole run, started again before each wait (a timer, a race and a
+  // `finally` per batch were a fifth of what following the log allocated: every follower wakes for
+  // every append). It wakes only a wait under way: one that runs out while a batch is handled does
+  // nothing, and the next wait gets a whole `idleMs`. Each wait is a promise of its own — racing a
+  // long-lived idle promise instead would hang a reaction, and with it the batch, on that promise
+  // for every batch of a busy spell.
+  let wake: ((value: 'idle') => void) | null = null;
+  const timer = setTimeout(() => wake?.('idle'), handlers.idleMs);
   try {
     let next = iterator.next();
     for (;;) {
-      if (fired) {
-        fired = false;
-        idle = idlePromise();
-      }
       timer.refresh();
-      const result = await Promise.race([next, idle]);
+      const pending = next;
+      const result = await new Promise<IteratorResult<Batch> | 'idle'>((resolve, reject) => {
+        wake = resolve;
+        pending.then(resolve, reject);
+      });
+      wake = null;
       if (result === 'idle') {
         const outcome = await handlers.idle();
         if (outcome !== undefined) return outcome;
