@@ -108,12 +108,7 @@ export class MemoryTextIndex {
   set(rowid: number, tokens: readonly string[]): void {
     const counts = new Map<string, number>();
     for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-    this.setCounts(rowid, counts, tokens.length);
-  }
-
-  /** As `set`, from how often each token occurs in the row and how many tokens it has. */
-  setCounts(rowid: number, counts: ReadonlyMap<string, number>, length: number): void {
-    const slot = this.newSlot(rowid, length);
+    const slot = this.newSlot(rowid, tokens.length);
     for (const [token, count] of counts) this.listOf(token).push(slot, count);
   }
 
