@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Bus, Consumer, Delivery } from '../bus/bus.js';
+import { BusUnavailableError } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
 import type { TaskCommands } from '../commands/aggregates.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
@@ -23,6 +25,22 @@ export interface TaskWorkerOptions {
    * so another worker takes the task over (TASK_CLAIM_TIMEOUT_MS).
    */
   claimTimeoutMs?: number;
+  /** The first pause after an engine outage before trying again; it doubles up to `outageRetryMaxMs`. */
+  outageRetryMs?: number;
+  outageRetryMaxMs?: number;
+}
+
+/** A yield the event store could not take when the outage struck: written before the next try. */
+interface OwedYield {
+  taskId: string;
+  attempt: number;
+  reason: string;
+}
+
+/** An attempt that an engine outage stopped. */
+interface Interruption {
+  error: Error;
+  owedYield: OwedYield | null;
 }
 
 const STOP_CODES: Record<string, TaskStopped['reason']> = {
@@ -57,14 +75,18 @@ function asStop(error: unknown): unknown {
  * the event log, so a long task does not grow its stream), and an abort signal raised by
  * cancellation. The outcome is `TaskCompleted` or `TaskFailed`; a job is acknowledged only once its
  * outcome is stored, so a crash anywhere means redelivery and a resumed (or failed) task, never one
- * stuck in `running`.
+ * stuck in `running`. An engine outage is waited out by the delivery that met it (see `runDelivery`).
  */
 export function createTaskWorker(options: TaskWorkerOptions) {
   const { bus, tasks, jobs, leases, workerId, log } = options;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const ackWaitMs = options.claimTimeoutMs ?? Math.max(heartbeatMs * 3, 1_000);
   const tickMs = Math.max(50, Math.floor(Math.min(heartbeatMs, ackWaitMs / 3)));
+  const outageRetryMs = options.outageRetryMs ?? 500;
+  const outageRetryMaxMs = options.outageRetryMaxMs ?? 10_000;
   const consumers: Consumer[] = [];
+  /** Raised by `stop()`: deliveries waiting out an outage hand their jobs back to the bus. */
+  let stopping = new AbortController();
 
   /**
    * Keeps a delivery alive from the moment it is taken: its bus lease at once and on every tick, and
@@ -113,6 +135,13 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     };
   }
 
+  /**
+   * Runs a delivery to its end. An engine outage (taking the lease, beginning, or in the middle of
+   * an attempt) does not hand the job back to the bus: every redelivery counts toward the bus's
+   * dead-letter limit, and an outage says nothing about the job, so a long one would bury jobs that
+   * are fine. The delivery waits instead, kept alive, and tries again with a growing pause until
+   * the engine answers, the attempt is superseded, or the worker stops.
+   */
   async function runDelivery(job: JobType, delivery: Delivery): Promise<void> {
     const taskId = String(delivery.payload['taskId']);
     const caller: Caller = {
@@ -132,19 +161,69 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     const alive = keepAlive(delivery, taskLog, () => {
       if (!controller.signal.aborted) controller.abort(new TaskStopped('superseded'));
     });
+    let leaseHeld = false;
+    let owedYield: OwedYield | null = null;
     try {
-      if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
-        await settleDuplicate(delivery, leaseName, taskLog);
-        return;
-      }
-      alive.hold(leaseName, holder);
-      try {
-        await runAttempt(job, delivery, taskId, caller, taskLog, controller);
-      } finally {
-        await leases.releaseLease(leaseName, holder).catch(() => undefined);
+      for (let outages = 0; ; outages += 1) {
+        if (outages > 0) {
+          await pauseForOutage(outages, controller.signal);
+          if (controller.signal.aborted) return; // superseded while waiting: the other attempt has it
+        }
+        try {
+          if (owedYield) await recordYield(owedYield, caller);
+          owedYield = null;
+          if (!leaseHeld) {
+            if (!(await leases.acquireLease(leaseName, holder, ackWaitMs))) {
+              await settleDuplicate(delivery, leaseName, taskLog);
+              return;
+            }
+            leaseHeld = true;
+            alive.hold(leaseName, holder);
+          }
+          const interrupted = await runAttempt(job, delivery, taskId, caller, taskLog, controller);
+          if (!interrupted) {
+            if (outages > 0) taskLog.info({ outages }, 'the engines answer again: delivery finished');
+            return;
+          }
+          owedYield = interrupted.owedYield;
+          if (outages === 0)
+            taskLog.warn(
+              { err: interrupted.error },
+              'task attempt interrupted by an engine outage; waiting for the engine to resume it',
+            );
+        } catch (error) {
+          if (!isServiceUnavailable(error)) throw error;
+          if (outages === 0)
+            taskLog.warn({ err: error }, 'an engine is down before the attempt could run; waiting for it');
+        }
       }
     } finally {
       alive.stop();
+      if (leaseHeld) await leases.releaseLease(leaseName, holder).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits before the next try after an outage: 0.5 s doubling to 10 s. A stopping worker ends the
+   * wait by handing the job back to the bus (thrown as an outage, so the bus delivers it again).
+   */
+  async function pauseForOutage(outages: number, superseded: AbortSignal): Promise<void> {
+    const waitMs = Math.min(outageRetryMs * 2 ** (outages - 1), outageRetryMaxMs);
+    const signal = AbortSignal.any([superseded, stopping.signal]);
+    await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+    if (stopping.signal.aborted) throw new BusUnavailableError('the worker stopped during an engine outage');
+  }
+
+  /** Records the yield an outage kept from being written; an attempt that has moved on needs none. */
+  async function recordYield(owed: OwedYield, caller: Caller): Promise<void> {
+    try {
+      await tasks.execute(
+        'YieldAttempt',
+        { taskId: owed.taskId, attempt: owed.attempt, reason: owed.reason },
+        caller,
+      );
+    } catch (error) {
+      if (!(asStop(error) instanceof TaskStopped)) throw error;
     }
   }
 
@@ -172,7 +251,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     caller: Caller,
     taskLog: Logger,
     controller: AbortController,
-  ): Promise<void> {
+  ): Promise<Interruption | null> {
     let begun;
     try {
       begun = await tasks.execute(
@@ -184,13 +263,13 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       if (error instanceof NotFoundError) {
         // The task's stream is gone (purged): nothing left to do.
         await delivery.term('task no longer exists');
-        return;
+        return null;
       }
       throw error;
     }
     if (begun.state.status !== 'running') {
       taskLog.info({ status: begun.state.status }, 'task needs no attempt');
-      return;
+      return null;
     }
     const { attempt, input } = begun.state;
     const resumed = begun.appended.find((event) => event.type === 'TaskResumed');
@@ -238,26 +317,18 @@ export function createTaskWorker(options: TaskWorkerOptions) {
         raw instanceof TaskStopped ? raw : controller.signal.aborted ? controller.signal.reason : raw;
       if (error instanceof TaskStopped) {
         taskLog.info({ reason: error.reason }, 'task attempt stopped');
-        return;
+        return null;
       }
       if (isServiceUnavailable(error)) {
-        // An engine that is down says nothing about the job: the bus delivers it again after a
-        // delay, and the next attempt resumes the task (its claims and document id are its own).
-        // Recorded as a yield when the event store can take it, so that the outage does not use up
-        // the job's attempts (a long outage meant several redeliveries); when it cannot, the next
-        // attempt counts as an interrupted one.
-        await tasks
-          .execute(
-            'YieldAttempt',
-            { taskId, attempt, reason: (error as Error).message.slice(0, 500) },
-            caller,
-          )
-          .catch(() => undefined);
-        taskLog.warn(
-          { err: error },
-          'task attempt interrupted by an engine outage; it will be delivered again',
+        // An engine that is down says nothing about the job: the attempt yields, and the next one
+        // resumes the task (its claims and document id are its own). The yield does not use up the
+        // job's attempts; when the event store cannot take it now, it is owed and written first.
+        const yielded = { taskId, attempt, reason: error.message.slice(0, 500) };
+        const recorded = await tasks.execute('YieldAttempt', yielded, caller).then(
+          () => true,
+          () => false,
         );
-        throw error;
+        return { error, owedYield: recorded ? null : yielded };
       }
       const message = error instanceof Error ? error.message : String(error);
       taskLog.warn({ err: error }, 'task failed');
@@ -270,17 +341,20 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       if (timeout) clearTimeout(timeout);
       unsubscribe();
     }
+    return null;
   }
 
   return {
     start(): void {
+      if (stopping.signal.aborted) stopping = new AbortController();
       for (const job of jobs.all()) {
         consumers.push(
           bus.consume(taskQueue(job.name), (delivery) => runDelivery(job, delivery), {
             concurrency: job.concurrency ?? 2,
             ackWaitMs,
-            // Each delivery is an attempt; the decider fails the task once its attempts are used
-            // up, so the bus only dead-letters jobs that kept failing before an attempt could begin.
+            // A delivery is redelivered only when its worker died or stopped (an outage is waited
+            // out in place), and the decider fails the task once its attempts are used up, so the
+            // bus only dead-letters jobs that kept failing before an attempt could begin.
             maxDeliveries: (job.maxAttempts ?? 3) + 2,
             retryDelaysMs: [500, 2_000, 10_000],
           }),
@@ -288,6 +362,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
       }
     },
     async stop(): Promise<void> {
+      stopping.abort();
       await Promise.all(consumers.splice(0).map((consumer) => consumer.stop()));
     },
   };

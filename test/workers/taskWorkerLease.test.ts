@@ -4,7 +4,6 @@ import { createLocalBus } from '../../src/bus/localBus.js';
 import { taskAggregate, type TaskCommands } from '../../src/commands/aggregates.js';
 import { createCommandService } from '../../src/commands/commandService.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
-import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
 import { silentLogger } from '../../src/log.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
 import { createJobRegistry, enqueueTask, type JobType } from '../../src/workers/jobs.js';
@@ -12,56 +11,6 @@ import { createTaskWorker } from '../../src/workers/taskWorker.js';
 import { startCpuLoad } from '../support/cpuLoad.js';
 import { sleep } from '../support/eventually.js';
 import { createTask } from '../../src/commands/newTask.js';
-
-describe('task worker: an engine outage during an attempt', function () {
-  this.timeout(30_000);
-
-  it('does not fail the task: the job is delivered again and the next attempt finishes it', async () => {
-    const eventStore = createMemoryEventStore();
-    const leases = createSqliteReadStore({ path: ':memory:' });
-    const bus = createLocalBus();
-    const tasks = createCommandService(taskAggregate, { eventStore, clock: () => new Date() });
-    const job: JobType = {
-      name: 'flaky-store',
-      // One attempt allowed: only because the outage's attempt does not count can the task finish.
-      maxAttempts: 1,
-      async run({ attempt }) {
-        if (attempt === 1)
-          throw new EventStoreUnavailableError('PostgreSQL at db:5432: connect ECONNREFUSED');
-        return { attempt };
-      },
-    };
-    const worker = createTaskWorker({
-      bus,
-      tasks,
-      jobs: createJobRegistry([job]),
-      leases,
-      workerId: 'w1',
-      log: silentLogger,
-      heartbeatMs: 100,
-    });
-    worker.start();
-    try {
-      const { taskId } = await createTask(tasks, 'flaky-store', {}, { actorId: 'test', correlationId: 'c' });
-      await enqueueTask(bus, `created-${taskId}`, { taskId, jobType: 'flaky-store' });
-      const events = await taskCompleted(eventStore, taskId, 20_000);
-      // The outage is recorded as a yield, so the attempt it cost does not count against the job's.
-      expect(events.map((event) => event.type)).to.deep.equal([
-        'TaskCreated',
-        'TaskStarted',
-        'TaskYielded',
-        'TaskResumed',
-        'TaskCompleted',
-      ]);
-      expect(events[3]!.data['reason']).to.equal('attempt 1 yielded to an engine outage');
-      expect(events.at(-1)!.data['result']).to.deep.equal({ attempt: 2 });
-    } finally {
-      await worker.stop();
-      await bus.close();
-      await leases.close();
-    }
-  });
-});
 
 describe('task worker: an attempt is alive from the moment its job is taken', function () {
   this.timeout(60_000);
