@@ -14,6 +14,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
+import { connect } from 'node:net';
 import type { Logger } from '../log.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from './readStore.js';
 import { settleWithin } from '../settleWithin.js';
@@ -92,6 +93,29 @@ function isUnavailable(error: unknown): boolean {
  */
 const withinDeadline = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   settleWithin(promise, ms, () => new NoAnswer(what, ms), { unref: true });
+
+/**
+ * Whether any of the client's hosts accepts a TCP connection within a second: a server that is
+ * listening, whatever the client's pool says.
+ */
+function acceptsConnections(client: MongoClient): Promise<boolean> {
+  const attempts = client.options.hosts.map(
+    (host) =>
+      new Promise<boolean>((resolve) => {
+        const socket = host.socketPath
+          ? connect({ path: host.socketPath })
+          : connect({ host: host.host ?? 'localhost', port: host.port ?? 27017 });
+        const settle = (accepted: boolean): void => {
+          socket.destroy();
+          resolve(accepted);
+        };
+        socket.setTimeout(1_000, () => settle(false));
+        socket.once('connect', () => settle(true));
+        socket.once('error', () => settle(false));
+      }),
+  );
+  return Promise.all(attempts).then((accepted) => accepted.includes(true));
+}
 
 /** Translates a driver error at the edge; anything without a meaning for the port passes through. */
 function translateMongoError(error: unknown, where: string): unknown {
@@ -188,6 +212,8 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
 
   async function probe(): Promise<void> {
     probing = true;
+    /** Pings failed in a row while the server accepted connections: the client, not the server. */
+    let staleClientPings = 0;
     while (down && !closed) {
       try {
         await ping();
@@ -197,7 +223,14 @@ export function openMongoConnection(options: MongoConnectionOptions): MongoConne
         if (!isUnavailable(error)) markUp();
         else if (down) down = `MongoDB at ${where} unreachable: ${(error as Error).message}`;
         failedPings += 1;
-        if (down && !closed && failedPings % replaceAfterPings === 0) await replaceClient();
+        staleClientPings = down && (await acceptsConnections(client)) ? staleClientPings + 1 : 0;
+        // A server that is back while this client's pings still fail: the client is stuck (in the
+        // fault drill a projector's pool kept failing on one dead connection for 29 s after FerretDB
+        // returned, until the count below replaced it). Two such pings in a row replace it now.
+        if (down && !closed && (staleClientPings >= 2 || failedPings % replaceAfterPings === 0)) {
+          staleClientPings = 0;
+          await replaceClient();
+        }
       }
       if (down && !closed)
         await new Promise((resolve) => {
