@@ -86,7 +86,7 @@ export function createMemoryEventStore(): EventStore {
         target.events.push(recorded);
         log.push(recorded);
       }
-      appended.notify();
+      appended.notify([stream]);
       return { nextExpectedVersion: target.events.length, position: lastPosition };
     },
 
@@ -145,6 +145,7 @@ export function createMemoryEventStore(): EventStore {
       return subscriptions.track(
         pullStreamSubscription(
           appended,
+          stream,
           (fromVersion, max) => readForwards(stream, fromVersion, max),
           options,
         ),

@@ -205,6 +205,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return subscriptions.track(
         pullStreamSubscription(
           appended,
+          stream,
           (fromVersion, max) => reads.readStream(stream, { fromVersion, maxCount: max }),
           subscribeOptions,
           retryReads,

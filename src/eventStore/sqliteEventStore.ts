@@ -178,11 +178,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       .commit(serialized, recordedAt)
       .then(
         (outcomes) => {
-          let anyAppended = false;
+          const appendedTo: string[] = [];
           outcomes.forEach((outcome, index) => {
             const item = batch[index]!;
             if (outcome.ok) {
-              anyAppended ||= item.events.length > 0;
+              if (item.events.length > 0) appendedTo.push(item.stream);
               // An append's events take consecutive positions and versions, ending at the ones it reports.
               const { position, nextExpectedVersion } = outcome.result;
               const appendedEvents = serialized[index]!.events;
@@ -205,7 +205,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
               item.reject(appendError(outcome.failure));
             }
           });
-          if (anyAppended) appended.notify();
+          if (appendedTo.length > 0) appended.notify(appendedTo);
         },
         (error: unknown) => {
           const failure = new EventStoreUnavailableError(`append failed: ${(error as Error).message}`, {
@@ -376,6 +376,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): EventS
       return subscriptions.track(
         pullStreamSubscription(
           appended,
+          stream,
           (fromVersion, max) => readForwards.all(stream, fromVersion, max).map(recordedEventOf),
           subscribeOptions,
         ),

@@ -10,6 +10,12 @@ import type {
 import { matchesFilter } from './eventStore.js';
 
 /**
+ * The reason an ended subscription's own signal carries. One shared object: `abort()` without a
+ * reason builds a DOMException, stack and all, and every wait for a task's end closes one.
+ */
+const SUBSCRIPTION_ENDED = new Error('the subscription ended');
+
+/**
  * A subscription made of a generator that runs until its signal aborts: aborted by `close()`, by the
  * caller's `signal` (also one that is aborted already), or when the consumer stops iterating.
  */
@@ -18,23 +24,23 @@ export function abortableSubscription<Batch>(
   run: (signal: AbortSignal) => AsyncGenerator<Batch>,
 ): EventSubscription<Batch> {
   const controller = new AbortController();
-  const onOuterAbort = (): void => controller.abort();
+  const onOuterAbort = (): void => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
-  if (outer?.aborted) controller.abort();
+  if (outer?.aborted) controller.abort(outer.reason);
 
   async function* guarded(): AsyncGenerator<Batch> {
     try {
       yield* run(controller.signal);
     } finally {
       outer?.removeEventListener('abort', onOuterAbort);
-      controller.abort();
+      controller.abort(SUBSCRIPTION_ENDED);
     }
   }
 
   const iterator = guarded();
   return {
     [Symbol.asyncIterator]: () => iterator,
-    close: () => controller.abort(),
+    close: () => controller.abort(SUBSCRIPTION_ENDED),
   };
 }
 
@@ -61,6 +67,8 @@ function createPullSubscription<Batch, Cursor>(
   start: Cursor,
   signal: AbortSignal | undefined,
   retry: ReadRetry | undefined,
+  /** The one stream this subscription reads, when it reads one: only its appends wake it. */
+  stream?: string,
 ): EventSubscription<Batch> {
   return abortableSubscription(signal, async function* (aborted) {
     let cursor = start;
@@ -87,7 +95,7 @@ function createPullSubscription<Batch, Cursor>(
         yield step.batch;
         continue;
       }
-      await appended.wait(seen, aborted);
+      await appended.wait(seen, aborted, stream);
     }
   });
 }
@@ -135,6 +143,7 @@ export function filterScanned(
 /** `subscribeToStream` over a store's read of a stream's events from a version (1-based, inclusive). */
 export function pullStreamSubscription(
   appended: AppendSignal,
+  stream: string,
   readFrom: (version: number, maxCount: number) => RecordedEvent[] | Promise<RecordedEvent[]>,
   options: SubscribeToStreamOptions,
   retry?: ReadRetry,
@@ -150,15 +159,21 @@ export function pullStreamSubscription(
     options.fromVersion ?? 1,
     options.signal,
     retry,
+    stream,
   );
 }
 
 export interface AppendSignal {
   /** Increases on every notification. */
   generation(): number;
-  /** Resolves once the generation is past `seen`, after `pollMs` at the latest, or on abort. */
-  wait(seen: number, signal: AbortSignal): Promise<void>;
-  notify(): void;
+  /**
+   * Resolves once the generation is past `seen`, after `pollMs` at the latest, or on abort. With
+   * `stream`, only a notification that names it (or names no streams) wakes the wait: a follower
+   * of one stream does not read again for every append of the others.
+   */
+  wait(seen: number, signal: AbortSignal, stream?: string): Promise<void>;
+  /** Something was appended: to `streams` when the notifier knows them, to any stream otherwise. */
+  notify(streams?: Iterable<string>): void;
 }
 
 /**
@@ -170,32 +185,48 @@ export interface AppendSignal {
  * store is polled rarely.
  */
 export function createAppendSignal(poll: number | null | { minMs: number; maxMs: number }): AppendSignal {
+  /** Waits woken by any append. */
   const waiters = new Set<() => void>();
+  /** Waits woken only by appends to their stream (or appends whose streams were not named). */
+  const streamWaiters = new Map<string, Set<() => void>>();
   let generation = 0;
   let lastNotified = Date.now();
   const pollMs = (): number | null =>
     poll === null || typeof poll === 'number'
       ? poll
       : Math.min(poll.maxMs, Math.max(poll.minMs, (Date.now() - lastNotified) / 2));
+  const wakeAll = (wakes: Set<() => void> | undefined): void => {
+    if (wakes) for (const wake of [...wakes]) wake();
+  };
   return {
     generation: () => generation,
-    notify(): void {
+    notify(streams?: Iterable<string>): void {
       generation += 1;
       lastNotified = Date.now();
-      for (const wake of [...waiters]) wake();
+      wakeAll(waiters);
+      if (streamWaiters.size === 0) return;
+      if (streams === undefined) for (const wakes of [...streamWaiters.values()]) wakeAll(wakes);
+      else for (const stream of streams) wakeAll(streamWaiters.get(stream));
     },
-    wait(seen: number, signal: AbortSignal): Promise<void> {
+    wait(seen: number, signal: AbortSignal, stream?: string): Promise<void> {
       if (signal.aborted || generation !== seen) return Promise.resolve();
       const bound = pollMs();
+      let wakes = waiters;
+      if (stream !== undefined) {
+        wakes = streamWaiters.get(stream) ?? new Set();
+        streamWaiters.set(stream, wakes);
+      }
       return new Promise<void>((resolve) => {
         const timer = bound === null ? null : setTimeout(done, bound);
         function done(): void {
-          waiters.delete(done);
+          wakes.delete(done);
+          if (stream !== undefined && wakes.size === 0 && streamWaiters.get(stream) === wakes)
+            streamWaiters.delete(stream);
           if (timer) clearTimeout(timer);
           signal.removeEventListener('abort', done);
           resolve();
         }
-        waiters.add(done);
+        wakes.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
     },
