@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { AttachmentRef } from '../domain/conversation/events.js';
 import { DEFAULT_PARSE_LIMITS, DEFAULT_PARSE_OPTIONS } from '../parsing/context.js';
 import { detectFormat } from '../parsing/detect/detectFormat.js';
@@ -41,13 +40,13 @@ const SENDABLE_IMAGES = new Set(['image/png', 'image/jpeg']);
  */
 export async function readAttachments(
   parser: Pick<ParsePool, 'run'>,
-  files: ReadonlyArray<{ fileName: string; path: string; mimeType: string | null }>,
+  files: ReadonlyArray<{ fileName: string; mimeType: string | null; read(): Promise<Buffer> }>,
   limits: AttachmentLimits,
   signal: AbortSignal,
 ): Promise<ReadAttachment[]> {
   const read: ReadAttachment[] = [];
   for (const file of files) {
-    const bytes = await readFile(file.path);
+    const bytes = await file.read();
     const format = await detectFormat(bytes, file.fileName);
     const job: ParseJob = {
       kind: 'parse',

@@ -23,8 +23,11 @@ export interface UploadedFile {
   fileName: string;
   mimeType: string | null;
   size: number;
-  /** Absolute path of the temporary file holding the upload (removed after the response). */
-  path: string;
+  /**
+   * The file's bytes: held in memory for a small upload, read from its temporary file (removed
+   * after the response) for a large one. Read them before the response.
+   */
+  read(): Promise<Buffer>;
 }
 
 export type JsonBody<S extends Schema> = {

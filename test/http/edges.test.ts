@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { capturedLog, LEVEL } from '../support/capturedLog.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
+import { MEMORY_BYTES_PER_REQUEST } from '../../src/http/multipart.js';
 
 const BOUNDARY = 'archivist-test-boundary';
 
@@ -41,6 +42,9 @@ async function readUntilClosed(socket: Socket): Promise<string> {
   await once(socket, 'close');
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** Bytes of a file beyond what a request holds in memory: the rest goes to a temporary file. */
+const PAST_MEMORY = MEMORY_BYTES_PER_REQUEST + 100_000;
 
 const uploadsIn = (dataDir: string) => readdir(join(dataDir, 'tmp')).catch(() => [] as string[]);
 
@@ -166,10 +170,13 @@ describe('HTTP edges', function () {
       expect(long.body.source_file.endsWith('.md')).to.equal(true);
     });
 
-    it('keeps uploads under DATA_DIR/tmp while they arrive, and drops one that stalls with a 408 the client receives, removing its file', async () => {
+    it('writes an upload past the memory a request keeps under DATA_DIR/tmp, and drops one that stalls with a 408 the client receives, removing its file', async () => {
       const { url } = await app.server();
-      const partial = multipart('big.md', 'x'.repeat(10_000), 'text/markdown').subarray(0, 5_000);
-      const socket = await startUpload(url, 1_000_000, partial);
+      const partial = multipart('big.md', 'x'.repeat(PAST_MEMORY + 10_000), 'text/markdown').subarray(
+        0,
+        PAST_MEMORY,
+      );
+      const socket = await startUpload(url, 2 * PAST_MEMORY, partial);
       const closed = readUntilClosed(socket);
       await eventually(async () => ((await uploadsIn(dataDir)).length === 1 ? true : undefined));
       const received = await closed;
@@ -213,9 +220,10 @@ describe('HTTP edges', function () {
       const { url } = await app.server();
       const socket = await startUpload(
         url,
-        1_000_000,
-        // Cut inside the file part: the upload is still arriving when the client leaves.
-        multipart('gone.md', 'z'.repeat(8_000), 'text/markdown').subarray(0, 4_000),
+        2 * PAST_MEMORY,
+        // Cut inside the file part, past the memory a request keeps: the upload is still arriving
+        // (into its temporary file) when the client leaves.
+        multipart('gone.md', 'z'.repeat(PAST_MEMORY + 10_000), 'text/markdown').subarray(0, PAST_MEMORY),
       );
       await eventually(async () => ((await uploadsIn(dataDir)).length === 1 ? true : undefined));
       socket.destroy();

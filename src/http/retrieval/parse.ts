@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type {
   ChunkingRequest,
   ParseJob,
@@ -63,7 +62,7 @@ export function parseRoutes(deps: ParseRouteDeps) {
 
   async function upload(files: UploadedFile[]): Promise<{ fileName: string; bytes: Uint8Array }> {
     const file = files.find((candidate) => candidate.field === 'file')!;
-    return { fileName: file.fileName, bytes: await readFile(file.path) };
+    return { fileName: file.fileName, bytes: await file.read() };
   }
 
   /** What every job shares: the upload, parse options, cleaning flags and limits. */

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { KnowledgeUseCases } from '../../knowledge/knowledgeUseCases.js';
 import { ZipUploadError } from '../../knowledge/zipUpload.js';
 import { VECTORS_PROJECTION } from '../../knowledge/vectorProjector.js';
@@ -102,7 +101,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
 
   const onlyFile = async (files: UploadedFile[], path?: string) => {
     const file = files.find((candidate) => candidate.field === 'file')!;
-    return { fileName: file.fileName, bytes: await readFile(file.path), ...(path ? { path } : {}) };
+    return { fileName: file.fileName, bytes: await file.read(), ...(path ? { path } : {}) };
   };
 
   return [
@@ -234,7 +233,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
           );
         }
         const { result, position } = await knowledge.uploadMany(
-          uploads.map((file) => async () => ({ fileName: file.fileName, bytes: await readFile(file.path) })),
+          uploads.map((file) => async () => ({ fileName: file.fileName, bytes: await file.read() })),
           options(body),
           caller,
           signal,
