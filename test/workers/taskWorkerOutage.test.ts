@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EventStoreUnavailableError } from '../../src/eventStore/eventStore.js';
+import { EventStoreUnavailableError, type RecordedEvent } from '../../src/eventStore/eventStore.js';
 import { ReadStoreUnavailableError } from '../../src/readStore/readStore.js';
 import type { JobType } from '../../src/workers/jobs.js';
 import { eventually } from '../support/eventually.js';
@@ -8,6 +8,18 @@ import { flakyEngine, taskWorkerFixture } from '../support/taskWorkerFixture.js'
 
 const postgresDown = () => new EventStoreUnavailableError('PostgreSQL at db:5432: connect ECONNREFUSED');
 const mongoDown = () => new ReadStoreUnavailableError('MongoDB at mongo:27017: connection refused');
+
+/** The first attempt yielded to the outage, and the one resuming the task finished it. */
+function expectOneYield(events: RecordedEvent[]): void {
+  expect(events.map((event) => event.type)).to.deep.equal([
+    'TaskCreated',
+    'TaskStarted',
+    'TaskYielded',
+    'TaskResumed',
+    'TaskCompleted',
+  ]);
+  expect(events[3]!.data['reason']).to.equal('attempt 1 yielded to an engine outage');
+}
 
 describe('task worker: an engine outage during an attempt', function () {
   this.timeout(30_000);
@@ -24,14 +36,7 @@ describe('task worker: an engine outage during an attempt', function () {
     };
     const { events } = await taskWorkerFixture(job).completeOne();
     // The outage is recorded as a yield, so the attempt it cost does not count against the job's.
-    expect(events.map((event) => event.type)).to.deep.equal([
-      'TaskCreated',
-      'TaskStarted',
-      'TaskYielded',
-      'TaskResumed',
-      'TaskCompleted',
-    ]);
-    expect(events[3]!.data['reason']).to.equal('attempt 1 yielded to an engine outage');
+    expectOneYield(events);
     expect(events.at(-1)!.data['result']).to.deep.equal({ attempt: 2 });
   });
 
@@ -95,14 +100,7 @@ describe('task worker: an engine outage during an attempt', function () {
         execute: (type, data, caller) => postgres.call(() => real.execute(type, data, caller)),
       }),
     }).completeOne();
-    expect(events.map((event) => event.type)).to.deep.equal([
-      'TaskCreated',
-      'TaskStarted',
-      'TaskYielded',
-      'TaskResumed',
-      'TaskCompleted',
-    ]);
-    expect(events[3]!.data['reason']).to.equal('attempt 1 yielded to an engine outage');
+    expectOneYield(events);
   });
 
   it('hands the job back to the bus when the worker stops during an outage, and another worker finishes it', async () => {
