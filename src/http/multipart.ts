@@ -24,8 +24,9 @@ const MAX_FIELDS = 100;
 const MAX_FIELDS_BYTES = 1_048_576;
 /**
  * Bytes of files one request keeps in memory; the rest go to temporary files. A small upload then
- * costs no file to create, write, read back and remove (~1 ms of CPU over the threads for a README,
- * 8 % of ingesting it), and a large one, or a bulk upload read file by file, holds no more than this.
+ * costs no file to create, write, read back and remove (file operations on the thread pool and their
+ * callbacks on the request thread, for every README), and a large one, or a bulk upload read file by
+ * file, holds no more than this.
  */
 export const MEMORY_BYTES_PER_REQUEST = 2 * 1_048_576;
 
@@ -88,6 +89,7 @@ class SpillableFile extends Writable {
     return this.held ? Promise.resolve(Buffer.concat(this.held, this.heldBytes)) : readFile(this.path);
   }
 }
+
 const loadFormidable = () => import('formidable');
 // Loaded with the first upload, or by `warmMultipart` once the server is up: formidable and its id
 // generator cost start-up time otherwise (~0.1–0.2 s), which the first upload paid instead.
@@ -125,9 +127,9 @@ function asHttpError(error: unknown, limits: MultipartLimits): HttpError {
 /**
  * Reads a multipart/form-data body: files are held in memory up to a budget per request, and past
  * it stream to temporary files under `uploadDir`, which are removed when the request ends (the
- * route's handler reads the files before that), also when the body fails, breaks a limit or stalls. A file part without its own Content-Type (RFC 7578 allows it)
- * is still a file: a part is a file when it names a filename; its type is detected later from its
- * content and name.
+ * route's handler reads the files before that), also when the body fails, breaks a limit or stalls.
+ * A file part without its own Content-Type (RFC 7578 allows it) is still a file: a part is a file
+ * when it names a filename; its type is detected later from its content and name.
  */
 export function multipartBody(limits: MultipartLimits): Middleware {
   let dirReady: Promise<unknown> | null = null;

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { Db, TopologyDescriptionChangedEvent } from 'mongodb';
 import {
   BSON,
@@ -14,7 +15,6 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { connect } from 'node:net';
 import type { Logger } from '../log.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from './readStore.js';
 import { settleWithin } from '../settleWithin.js';
