@@ -25,21 +25,47 @@ export async function followBatches<Batch, Outcome>(
   // One idle timer for the whole run, started again before each wait (a timer, a race and a
   // `finally` per batch were a fifth of what following the log allocated: every follower wakes for
   // every append). It wakes only a wait under way: one that runs out while a batch is handled does
-  // nothing, and the next wait gets a whole `idleMs`. Each wait is a promise of its own — racing a
-  // long-lived idle promise instead would hang a reaction, and with it the batch, on that promise
-  // for every batch of a busy spell.
-  let wake: ((value: 'idle') => void) | null = null;
-  const timer = setTimeout(() => wake?.('idle'), handlers.idleMs);
+  // nothing, and the next wait gets a whole `idleMs`. Each wait is a promise of its own, and each
+  // pull of the iterator gets one reaction, which hands its result to the wait under way or keeps
+  // it for the next: racing a long-lived idle promise would hang a reaction (and its batch) on it
+  // per batch of a busy spell, and racing the pending pull would hang one on it per idle wake of a
+  // quiet spell.
+  type Arrival = IteratorResult<Batch> | 'idle';
+  let wait: { resolve(value: Arrival): void; reject(error: unknown): void } | null = null;
+  let kept: { result: IteratorResult<Batch> } | { error: unknown } | null = null;
+  const takeWait = () => {
+    const current = wait;
+    wait = null;
+    return current;
+  };
+  const timer = setTimeout(() => takeWait()?.resolve('idle'), handlers.idleMs);
+  const pull = (): void => {
+    iterator.next().then(
+      (result) => {
+        const current = takeWait();
+        if (current) current.resolve(result);
+        else kept = { result };
+      },
+      (error: unknown) => {
+        const current = takeWait();
+        if (current) current.reject(error);
+        else kept = { error };
+      },
+    );
+  };
+  const arrival = (): Promise<Arrival> =>
+    new Promise<Arrival>((resolve, reject) => {
+      const arrived = kept;
+      kept = null;
+      if (arrived === null) wait = { resolve, reject };
+      else if ('result' in arrived) resolve(arrived.result);
+      else reject(arrived.error);
+    });
   try {
-    let next = iterator.next();
+    pull();
     for (;;) {
       timer.refresh();
-      const pending = next;
-      const result = await new Promise<IteratorResult<Batch> | 'idle'>((resolve, reject) => {
-        wake = resolve;
-        pending.then(resolve, reject);
-      });
-      wake = null;
+      const result = await arrival();
       if (result === 'idle') {
         const outcome = await handlers.idle();
         if (outcome !== undefined) return outcome;
@@ -48,7 +74,7 @@ export async function followBatches<Batch, Outcome>(
       if (result.done) return 'ended';
       const outcome = await handlers.batch(result.value);
       if (outcome !== undefined) return outcome;
-      next = iterator.next();
+      pull();
     }
   } finally {
     clearTimeout(timer);

@@ -103,4 +103,51 @@ describe('followBatches', () => {
     // The end was queued: it comes (in microtasks) before any fresh idle timer could run out.
     expect(idleCalls).to.equal(0);
   });
+
+  it('listens to a pending pull of the subscription once, however many idle waits pass meanwhile', async () => {
+    // A pull that settles only once the test says so, counting who listens to it.
+    let listeners = 0;
+    let settle: ((result: IteratorResult<string>) => void) | null = null;
+    class CountedPull extends Promise<IteratorResult<string>> {
+      override then<A = IteratorResult<string>, B = never>(
+        onFulfilled?: ((value: IteratorResult<string>) => A | PromiseLike<A>) | null,
+        onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
+        listeners += 1;
+        return super.then(onFulfilled, onRejected);
+      }
+    }
+    let pulls = 0;
+    const iterator = {
+      next: () => {
+        pulls += 1;
+        return pulls === 1
+          ? new CountedPull((resolve) => (settle = resolve))
+          : Promise.resolve({ done: true as const, value: undefined });
+      },
+      return: async () => ({ done: true as const, value: undefined }),
+    } as unknown as AsyncIterator<string>;
+    const subscription: EventSubscription<string> = {
+      [Symbol.asyncIterator]: () => iterator,
+      close: () => undefined,
+    };
+    let idleCalls = 0;
+    const seen: string[] = [];
+    const outcome = await followBatches(subscription, {
+      idleMs: 1,
+      batch: async (batch) => {
+        seen.push(batch);
+        return undefined;
+      },
+      idle: async () => {
+        idleCalls += 1;
+        if (idleCalls === 20) settle!({ done: false, value: 'late batch' });
+        return undefined;
+      },
+    });
+    expect(outcome).to.equal('ended');
+    expect(seen).to.deep.equal(['late batch']);
+    expect(idleCalls).to.be.at.least(20);
+    expect(listeners).to.equal(1);
+  });
 });
