@@ -167,8 +167,6 @@ export function multipartBody(limits: MultipartLimits): Middleware {
     const held = new Map<string, SpillableFile>();
     /** Temporary files written, to remove when the request ends. */
     const onDisk: string[] = [];
-    const opened: string[] = [];
-    form.on('fileBegin', (_name: string, file: File) => opened.push(file.filepath));
 
     const request = ctx.req;
     let stalled = false;
@@ -202,11 +200,13 @@ export function multipartBody(limits: MultipartLimits): Middleware {
         request.off('data', alive);
       }
       const [fields, files] = parsed;
+      // In the order the request sent them: formidable lists a field's files as they finish writing,
+      // and opens each one's stream (`held`) as it begins.
+      const sent = [...held.keys()];
       const body: MultipartBody = {
         fields: Object.fromEntries(
           Object.entries(fields).map(([name, values]) => [name, (values ?? []).map(String)]),
         ),
-        // In the order the request sent them: formidable lists a field's files as they finish writing.
         files: Object.entries(files)
           .flatMap(([field, list]) =>
             (list ?? []).map((file) => ({
@@ -217,7 +217,7 @@ export function multipartBody(limits: MultipartLimits): Middleware {
               path: file.filepath,
             })),
           )
-          .sort((a, b) => opened.indexOf(a.path) - opened.indexOf(b.path))
+          .sort((a, b) => sent.indexOf(a.path) - sent.indexOf(b.path))
           .map(({ path, ...file }) => ({ ...file, read: () => held.get(path)!.read() })),
       };
       ctx.state['multipart'] = body;
