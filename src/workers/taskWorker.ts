@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Bus, Consumer, Delivery } from '../bus/bus.js';
-import { BusUnavailableError } from '../bus/bus.js';
 import type { Caller } from '../commands/context.js';
 import type { TaskCommands } from '../commands/aggregates.js';
 import { DomainError, NotFoundError } from '../domain/shared/index.js';
@@ -163,10 +162,11 @@ export function createTaskWorker(options: TaskWorkerOptions) {
     });
     let leaseHeld = false;
     let owedYield: OwedYield | null = null;
+    let outage: Error | null = null;
     try {
       for (let outages = 0; ; outages += 1) {
-        if (outages > 0) {
-          await pauseForOutage(outages, controller.signal);
+        if (outage) {
+          await pauseForOutage(outages, controller.signal, outage);
           if (controller.signal.aborted) return; // superseded while waiting: the other attempt has it
         }
         try {
@@ -186,6 +186,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
             return;
           }
           owedYield = interrupted.owedYield;
+          outage = interrupted.error;
           if (outages === 0)
             taskLog.warn(
               { err: interrupted.error },
@@ -193,6 +194,7 @@ export function createTaskWorker(options: TaskWorkerOptions) {
             );
         } catch (error) {
           if (!isServiceUnavailable(error)) throw error;
+          outage = error;
           if (outages === 0)
             taskLog.warn({ err: error }, 'an engine is down before the attempt could run; waiting for it');
         }
@@ -205,13 +207,13 @@ export function createTaskWorker(options: TaskWorkerOptions) {
 
   /**
    * Waits before the next try after an outage: 0.5 s doubling to 10 s. A stopping worker ends the
-   * wait by handing the job back to the bus (thrown as an outage, so the bus delivers it again).
+   * wait by handing the job back to the bus: it throws the outage, and the bus delivers the job again.
    */
-  async function pauseForOutage(outages: number, superseded: AbortSignal): Promise<void> {
+  async function pauseForOutage(outages: number, superseded: AbortSignal, outage: Error): Promise<void> {
     const waitMs = Math.min(outageRetryMs * 2 ** (outages - 1), outageRetryMaxMs);
     const signal = AbortSignal.any([superseded, stopping.signal]);
     await sleep(waitMs, undefined, { signal }).catch(() => undefined);
-    if (stopping.signal.aborted) throw new BusUnavailableError('the worker stopped during an engine outage');
+    if (stopping.signal.aborted) throw outage;
   }
 
   /** Records the yield an outage kept from being written; an attempt that has moved on needs none. */
