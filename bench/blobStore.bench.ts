@@ -7,8 +7,8 @@
  * - `direct, no flush`: the same four calls made synchronously: the floor for these syscalls.
  *
  * The adapter flushes a blob's data and its folder before `put` resolves (a blob survives a power
- * loss); it makes its other calls directly for blobs up to SMALL_BLOB_BYTES. Sizes: 8 KB (a README)
- * and 1 MB (the thread-pool path). Contenders alternate for RUNS rounds after a warm-up; medians.
+ * loss); every call of it goes through the thread pool. Sizes: 8 KB (a README) and 1 MB. Contenders
+ * alternate for RUNS rounds after a warm-up; medians.
  *
  *   npm run bench -- blobStore            (RUNS=9 for more rounds)
  */

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { BlobMissingError, BlobStoreUnavailableError } from '../../src/blobStore/blobStore.js';
 import type * as BlobStoreModule from '../../src/blobStore/blobStore.js';
-import { createFileBlobStore, SMALL_BLOB_BYTES } from '../../src/blobStore/fileBlobStore.js';
+import { createFileBlobStore } from '../../src/blobStore/fileBlobStore.js';
 import { openBlobStore } from '../../src/blobStore/openBlobStore.js';
 import { silentLogger } from '../../src/log.js';
 import { isServiceUnavailable } from '../../src/unavailable.js';
@@ -38,19 +37,6 @@ describe('file blob store', () => {
     expect(readdirSync(join(dir, 'blobs'))).to.deep.equal([name]);
     await store.delete(name);
     expect(readdirSync(join(dir, 'blobs'))).to.deep.equal([]);
-  });
-
-  it('gives back blobs either side of the size it writes and reads without the thread pool, byte for byte', async () => {
-    const store = createFileBlobStore(join(dir, 'blobs'));
-    for (const size of [SMALL_BLOB_BYTES - 1, SMALL_BLOB_BYTES, SMALL_BLOB_BYTES + 1, 3 * SMALL_BLOB_BYTES]) {
-      const bytes = randomBytes(size + 10).subarray(5, 5 + size);
-      const name = await store.put(bytes);
-      const read = await store.get(name);
-      expect(read.byteLength, `size ${size}`).to.equal(size);
-      expect(read.equals(bytes), `size ${size}`).to.equal(true);
-      expect(readdirSync(join(dir, 'blobs')), `size ${size}`).to.deep.equal([name]);
-      await store.delete(name);
-    }
   });
 
   it('answers a put as unavailable when its folder was removed, and makes the folder again for the next', async () => {
