@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { capturedLog, LEVEL } from '../support/capturedLog.js';
+import { skipInCluster } from '../support/cluster.js';
 import { eventually, startTestApp, type TestApp } from '../support/testApp.js';
 import { MEMORY_BYTES_PER_REQUEST } from '../../src/http/multipart.js';
 
@@ -233,6 +234,34 @@ describe('HTTP edges', function () {
       expect(line).to.include({ status: 499, path: '/api/v1/parse', level: LEVEL.info });
       await eventually(async () => ((await uploadsIn(dataDir)).length === 0 ? true : undefined));
       expect(captured.lines.filter((line) => line.level >= LEVEL.warn)).to.deep.equal([]);
+    });
+
+    it('answers an upload the blob store cannot take with 503, records no task, and takes the next', async function () {
+      skipInCluster(this, "the cluster's API processes keep uploads in NATS, not in this test's folder");
+      const blobs = join(dataDir, 'blobs');
+      await app.http
+        .post('/api/v1/upload/async')
+        .attach('file', Buffer.from('# Before\n'), 'before.md')
+        .expect(202);
+      const tasksBefore = (await app.http.get('/api/v1/tasks').expect(200)).body.total as number;
+      // The folder uploads wait in, removed under the running server (an operator's mistake, a
+      // disk swapped): the bytes cannot be stored.
+      await rm(blobs, { recursive: true, force: true });
+      const refused = await app.http
+        .post('/api/v1/upload/async')
+        .attach('file', Buffer.from('# During\n'), 'during.md');
+      expect(refused.status).to.equal(503);
+      expect(refused.body).to.include({ error: 'service_unavailable', status_code: 503 });
+      expect(refused.body.detail).to.include(blobs);
+      expect((await app.http.get('/api/v1/tasks').expect(200)).body.total).to.equal(tasksBefore);
+      const after = await app.http
+        .post('/api/v1/upload/async')
+        .attach('file', Buffer.from('# After\n\nStored once the folder was made again.'), 'after.md')
+        .expect(202);
+      await eventually(async () => {
+        const task = (await app.http.get(`/api/v1/tasks/${after.body.task_id as string}`).expect(200)).body;
+        return task.status === 'completed' ? true : undefined;
+      });
     });
 
     it('logs health probes at debug and other requests at info, each with its correlation id', async () => {
