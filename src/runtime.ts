@@ -306,6 +306,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     answer: knowledge.answer,
     access: createAccess({ readModels }),
     zipLimits,
+    log: log.child({ component: 'knowledge' }),
   });
   // Tools need the settings (their policies) and settings need the tools (names to check): the
   // registry is filled once the services its tools use exist, and read only after start-up.

@@ -36,7 +36,7 @@ export function blobReleaseReactor(deps: {
 }
 
 /** The blobs an upload task's input names: its file, a bulk upload's files, or its archive. */
-function uploadBlobs(jobType: string, input: unknown): string[] {
+export function uploadBlobs(jobType: string, input: unknown): string[] {
   if (typeof input !== 'object' || input === null) return [];
   const fields = input as Record<string, unknown>;
   const named = (value: unknown): string[] => (typeof value === 'string' ? [value] : []);

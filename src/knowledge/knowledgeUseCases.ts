@@ -5,6 +5,7 @@ import { createTask } from '../commands/newTask.js';
 import { DEFAULT_COLLECTION } from '../domain/collection/events.js';
 import { ForbiddenError, NotFoundError } from '../domain/shared/index.js';
 import type { EventStore } from '../eventStore/eventStore.js';
+import type { Logger } from '../log.js';
 import { extensionOf } from '../parsing/detect/detectFormat.js';
 import { cleanFileName, cleanPath } from '../parsing/fileName.js';
 import { SUPPORTED_EXTENSIONS } from '../parsing/model.js';
@@ -13,6 +14,7 @@ import type { ReadModels } from '../projections/readModels.js';
 import { documentFilter, type SearchFilters } from './searchFilters.js';
 import type { Filter } from '../readStore/readStore.js';
 import type { Access } from './access.js';
+import { uploadBlobs } from './blobReleaseReactor.js';
 import type { Answerer, QuestionRequest } from './answer.js';
 import { awaitTask, startGuard, type WorkQueues } from './awaitTask.js';
 import { emptyOutcome, failedOutcome } from './ingest.js';
@@ -60,7 +62,7 @@ export interface Ingested {
 export interface KnowledgeUseCaseDeps {
   documents: Pick<DocumentCommands, 'execute' | 'read'>;
   tasks: TaskCommands;
-  blobs: Pick<BlobStore, 'put'>;
+  blobs: Pick<BlobStore, 'put' | 'delete'>;
   eventStore: Pick<EventStore, 'subscribeToStream'>;
   readModels: ReadModels;
   workQueues: WorkQueues;
@@ -68,6 +70,7 @@ export interface KnowledgeUseCaseDeps {
   answer: Answerer;
   zipLimits: ZipLimits;
   access: Access;
+  log: Logger;
 }
 
 /** Documents deleted by one filtered deletion, at most: a client repeats while `more` is true. */
@@ -105,12 +108,34 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     input: UploadTaskInput | BulkUploadTaskInput | ScrapeTaskInput,
     caller: Caller,
   ): Promise<StartedTask> {
-    const created = await createTask(deps.tasks, jobType, { ...input }, caller);
+    let created: Awaited<ReturnType<typeof createTask>>;
+    try {
+      created = await createTask(deps.tasks, jobType, { ...input }, caller);
+    } catch (error) {
+      await releaseBlobs(uploadBlobs(jobType, input));
+      throw error;
+    }
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
       position: created.position,
     };
+  }
+
+  /**
+   * Removes the stored bytes of an upload that got no task: only its task's end releases a blob, so
+   * an upload refused by an event store that is down left its bytes behind, one more blob for each
+   * retry a client made during the outage. The error that ended the upload is the one answered; a
+   * blob that cannot be removed as well is logged and left.
+   */
+  async function releaseBlobs(blobs: readonly string[]): Promise<void> {
+    await Promise.all(
+      blobs.map((blob) =>
+        deps.blobs.delete(blob).catch((error: unknown) => {
+          deps.log.warn({ err: error, blob }, 'the bytes of an upload that got no task were not removed');
+        }),
+      ),
+    );
   }
 
   /** Waits for an ingestion task; 503 in bounded time when no worker can start it. */
@@ -228,20 +253,26 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     /** Per file in upload order: refused at once, or the index of its stored blob. */
     const slots: Array<{ refused: Record<string, unknown> } | { stored: number }> = [];
     const stored: BulkFile[] = [];
-    for (const read of files) {
-      const file = await read();
-      const fileName = cleanFileName(file.fileName);
-      const refused = refusal(fileName);
-      if (refused) {
-        slots.push({ refused: failedFile(fileName, refused) });
-        continue;
+    try {
+      for (const read of files) {
+        const file = await read();
+        const fileName = cleanFileName(file.fileName);
+        const refused = refusal(fileName);
+        if (refused) {
+          slots.push({ refused: failedFile(fileName, refused) });
+          continue;
+        }
+        slots.push({ stored: stored.length });
+        stored.push({
+          blob: await deps.blobs.put(file.bytes),
+          fileName,
+          source: sourceOf(options.section, file, fileName),
+        });
       }
-      slots.push({ stored: stored.length });
-      stored.push({
-        blob: await deps.blobs.put(file.bytes),
-        fileName,
-        source: sourceOf(options.section, file, fileName),
-      });
+    } catch (error) {
+      // A file that could not be read or stored ends the upload: the files stored before it go.
+      await releaseBlobs(stored.map((file) => file.blob));
+      throw error;
     }
     const ran =
       stored.length === 0
