@@ -126,7 +126,8 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
    * Removes the stored bytes of an upload that got no task: only its task's end releases a blob, so
    * an upload refused by an event store that is down left its bytes behind, one more blob for each
    * retry a client made during the outage. The error that ended the upload is the one answered; a
-   * blob that cannot be removed as well is logged and left.
+   * blob that cannot be removed as well is logged and left. A task recorded after all (an append
+   * whose answer was lost) then fails for want of its bytes: its client was told 503 and sends again.
    */
   async function releaseBlobs(blobs: readonly string[]): Promise<void> {
     await Promise.all(
