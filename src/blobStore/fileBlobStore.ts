@@ -25,6 +25,16 @@ function unavailable(error: unknown, doing: string): Error {
 }
 
 /**
+ * What flushing a folder may answer where the platform or file system cannot do it (Windows opens
+ * no folder as a file; some file systems refuse to flush one): the folder goes unflushed, as
+ * PostgreSQL leaves it on those systems, rather than refusing every upload.
+ */
+const FOLDER_FLUSH_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EPERM', 'EACCES']);
+
+const unsupported = (error: unknown): boolean =>
+  FOLDER_FLUSH_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '');
+
+/**
  * Blobs as files in `dir` (`DATA_DIR/blobs`). API and workers share them only when they run on one
  * host or mount the same folder; otherwise use the NATS adapter.
  *
@@ -36,13 +46,18 @@ function unavailable(error: unknown, doing: string): Error {
  * store's commits flush all the time.
  */
 export function createFileBlobStore(dir: string): BlobStore {
-  let ready: Promise<FileHandle> | null = null;
+  let ready: Promise<FileHandle | null> | null = null;
   let closed = false;
   // Made once, with a handle on the folder to flush its entries through; a failure is not
   // remembered, so a folder fixed meanwhile is used on the next call.
-  const folder = (): Promise<FileHandle> =>
+  const folder = (): Promise<FileHandle | null> =>
     (ready ??= mkdir(dir, { recursive: true })
-      .then(() => open(dir, 'r'))
+      .then(() =>
+        open(dir, 'r').catch((error: unknown) => {
+          if (unsupported(error)) return null;
+          throw error;
+        }),
+      )
       .catch((error: unknown) => {
         ready = null;
         throw error;
@@ -51,7 +66,7 @@ export function createFileBlobStore(dir: string): BlobStore {
   const forgetFolder = async (): Promise<void> => {
     const handle = ready;
     ready = null;
-    await handle?.then((opened) => opened.close()).catch(() => undefined);
+    await handle?.then((opened) => opened?.close()).catch(() => undefined);
   };
   const path = (name: string): string => {
     assertBlobName(name);
@@ -72,7 +87,9 @@ export function createFileBlobStore(dir: string): BlobStore {
         const directory = await folder();
         await writeFile(temporary, bytes, { flag: 'wx', flush: true });
         await rename(temporary, path(name));
-        await directory.sync();
+        await directory?.sync().catch((error: unknown) => {
+          if (!unsupported(error)) throw error;
+        });
       } catch (error) {
         // Whatever of it reached the folder goes: a blob not known durable is not handed out.
         // Never written, or renamed already: nothing to remove is no error.
