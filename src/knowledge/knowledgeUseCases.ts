@@ -108,13 +108,12 @@ export function createKnowledgeUseCases(deps: KnowledgeUseCaseDeps) {
     input: UploadTaskInput | BulkUploadTaskInput | ScrapeTaskInput,
     caller: Caller,
   ): Promise<StartedTask> {
-    let created: Awaited<ReturnType<typeof createTask>>;
-    try {
-      created = await createTask(deps.tasks, jobType, { ...input }, caller);
-    } catch (error) {
-      await releaseBlobs(uploadBlobs(jobType, input));
-      throw error;
-    }
+    const created = await createTask(deps.tasks, jobType, { ...input }, caller).catch(
+      async (error: unknown) => {
+        await releaseBlobs(uploadBlobs(jobType, input));
+        throw error;
+      },
+    );
     return {
       taskId: created.taskId,
       createdAt: created.appended[0]?.metadata.now ?? new Date().toISOString(),
