@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -294,7 +294,9 @@ describe('fault drill: the cluster under load while each role is killed and each
       dead: [],
     });
     expect(rebuilt.filter((entry) => entry.differs.length > 0)).to.deep.equal([]);
-    expect(unclean.map(describeOutcome)).to.deep.equal([]);
+    expect(
+      unclean.map((outcome) => explainOutcome(outcome, faults, started, join(dir, 'logs'))),
+    ).to.deep.equal([]);
     expect(stored.length).to.be.greaterThan(20);
   });
 });
@@ -359,6 +361,37 @@ const STALE_SOCKET_GRACE_MS = 5_000;
 
 const describeOutcome = (outcome: Outcome): string =>
   `${outcome.kind} ${outcome.api} → ${outcome.status} after ${outcome.ms} ms: ${JSON.stringify(outcome.body).slice(0, 300)}`;
+
+/**
+ * An unclean outcome with what a reader of a failed run needs: when it was sent, the fault last
+ * begun before it, and what the API process that answered logged about it (its correlation id).
+ */
+function explainOutcome(outcome: Outcome, faults: readonly Fault[], started: number, logs: string): string {
+  const fault = faults.filter((candidate) => candidate.at <= outcome.startedAt).at(-1);
+  const when = `sent at ${((outcome.startedAt - started) / 1000).toFixed(1)} s, ${
+    fault
+      ? `${((outcome.startedAt - fault.at) / 1000).toFixed(1)} s after ${fault.name} went down` +
+        (outcome.startedAt > fault.restartedAt ? ' (started again)' : '')
+      : 'before the first fault'
+  }`;
+  return [describeOutcome(outcome), when, ...serverLines(logs, outcome.requestId)].join('\n        ');
+}
+
+/** The warnings and errors every API process logged under `requestId`, with the top of their stacks. */
+function serverLines(logs: string, requestId: string | null): string[] {
+  if (!requestId || !existsSync(logs)) return [];
+  const lines: string[] = [];
+  for (const file of readdirSync(logs).filter((name) => name.startsWith('api-'))) {
+    for (const line of readFileSync(join(logs, file), 'utf8').split('\n')) {
+      if (!line.includes(requestId)) continue;
+      const entry = JSON.parse(line) as { level?: string; msg?: string; err?: { stack?: string } };
+      if (entry.level !== 'warn' && entry.level !== 'error') continue;
+      const stack = entry.err?.stack?.split('\n').slice(0, 8).join(' | ') ?? '';
+      lines.push(`${file}: ${entry.level} ${entry.msg ?? ''} ${stack}`.slice(0, 1_500));
+    }
+  }
+  return lines;
+}
 
 function report(
   faults: readonly Fault[],

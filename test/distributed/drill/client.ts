@@ -10,6 +10,8 @@ export interface Outcome {
   status: number | 'interrupted';
   body: Record<string, unknown> | null;
   retryAfter: string | null;
+  /** The API's correlation id (X-Request-ID): the key to its log lines about this request. */
+  requestId: string | null;
   startedAt: number;
   ms: number;
 }
@@ -48,6 +50,7 @@ export function createDrillClient(apiUrls: readonly string[], timeoutMs = 60_000
             status: response.status,
             body,
             retryAfter: response.headers.get('retry-after'),
+            requestId: response.headers.get('x-request-id'),
             startedAt,
             ms: Date.now() - startedAt,
           };
@@ -66,6 +69,7 @@ export function createDrillClient(apiUrls: readonly string[], timeoutMs = 60_000
             status: 'interrupted',
             body: { error: (error as Error).message },
             retryAfter: null,
+            requestId: null,
             startedAt,
             ms: Date.now() - startedAt,
           };
