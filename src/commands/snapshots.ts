@@ -1,4 +1,4 @@
-import type { ReadStore } from '../readStore/readStore.js';
+import { ReadStoreUnavailableError, type ReadStore } from '../readStore/readStore.js';
 
 export interface Snapshot {
   /** Stream version the state includes. */
@@ -20,18 +20,31 @@ export interface SnapshotStore {
 
 const COLLECTION = 'sys_snapshots';
 
-/** Snapshots as documents of the read store (one per stream). */
+/**
+ * Snapshots as documents of the read store (one per stream). A read store that cannot serve is a
+ * cache that misses: commands fold their streams from the event log, which alone decides them.
+ */
 export function createReadStoreSnapshots(store: ReadStore): SnapshotStore {
   let ready: Promise<void> | null = null;
-  const init = (): Promise<void> => (ready ??= store.ensureCollection({ name: COLLECTION }));
+  const init = (): Promise<void> =>
+    // A failure (server down) is not remembered: the next call declares the collection again.
+    (ready ??= store.ensureCollection({ name: COLLECTION }).catch((error: unknown) => {
+      ready = null;
+      throw error;
+    }));
   return {
     async load(stream) {
-      await init();
-      const doc = await store.get<{ id: string; version: number; schema: number; state: unknown }>(
-        COLLECTION,
-        stream,
-      );
-      return doc ? { version: doc.version, schema: doc.schema, state: doc.state } : null;
+      try {
+        await init();
+        const doc = await store.get<{ id: string; version: number; schema: number; state: unknown }>(
+          COLLECTION,
+          stream,
+        );
+        return doc ? { version: doc.version, schema: doc.schema, state: doc.state } : null;
+      } catch (error) {
+        if (error instanceof ReadStoreUnavailableError) return null;
+        throw error;
+      }
     },
     async save(stream, snapshot) {
       await init();

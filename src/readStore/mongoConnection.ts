@@ -1,22 +1,9 @@
 import { connect } from 'node:net';
 import type { Db, TopologyDescriptionChangedEvent } from 'mongodb';
-import {
-  BSON,
-  MongoClient,
-  MongoBulkWriteError,
-  MongoClientClosedError,
-  MongoError,
-  MongoInvalidArgumentError,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoOperationTimeoutError,
-  MongoServerClosedError,
-  MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-} from 'mongodb';
+import { MongoClient } from 'mongodb';
 import type { Logger } from '../log.js';
-import { ReadStoreUnavailableError, UnsupportedQueryError } from './readStore.js';
+import { isUnavailable, NoAnswer, translateMongoError } from './mongoErrors.js';
+import { ReadStoreUnavailableError } from './readStore.js';
 import { settleWithin } from '../settleWithin.js';
 
 export interface MongoConnectionOptions {
@@ -52,40 +39,6 @@ export interface MongoConnection {
 const SOCKET_TIMEOUT_MS = 30_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 
-// Server replies that mean "not now" rather than "wrong": shutting down, stepping down, no primary.
-const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
-// Replies that mean the request itself cannot be served: bad value, type mismatch, too large…
-const INVALID_CODES = new Set([2, 9, 14, 17, 115, 238, 10334, 51024]);
-
-/** The driver did not settle a call in time (its own timeouts did not fire). */
-class NoAnswer extends Error {
-  constructor(what: string, ms: number) {
-    super(`no answer to ${what} within ${ms} ms`);
-  }
-}
-
-function isUnavailable(error: unknown): boolean {
-  return (
-    error instanceof MongoNetworkError ||
-    error instanceof MongoServerSelectionError ||
-    error instanceof MongoTopologyClosedError ||
-    error instanceof MongoNotConnectedError ||
-    error instanceof MongoServerClosedError ||
-    error instanceof MongoClientClosedError ||
-    error instanceof MongoOperationTimeoutError ||
-    error instanceof NoAnswer ||
-    // The driver wraps a transport failure of a bulk write as a bulk error with no write errors and
-    // no server code ("a driver related error not a bulk op error", in its words).
-    (error instanceof MongoBulkWriteError &&
-      typeof error.code !== 'number' &&
-      (error.writeErrors as unknown[] | undefined)?.length === 0) ||
-    (error instanceof MongoServerError &&
-      typeof error.code === 'number' &&
-      UNAVAILABLE_CODES.has(error.code)) ||
-    (error instanceof MongoError && error.hasErrorLabel('SystemOverloadedError'))
-  );
-}
-
 /**
  * `promise`, or a NoAnswer rejection after `ms`. The driver's own timeouts do not cover every
  * wait: in the outage test, after the server's connections were cut, the `endSessions` command
@@ -115,25 +68,6 @@ function acceptsConnections(client: MongoClient): Promise<boolean> {
       }),
   );
   return Promise.all(attempts).then((accepted) => accepted.includes(true));
-}
-
-/** Translates a driver error at the edge; anything without a meaning for the port passes through. */
-function translateMongoError(error: unknown, where: string): unknown {
-  if (error instanceof ReadStoreUnavailableError || error instanceof UnsupportedQueryError) return error;
-  if (isUnavailable(error))
-    return new ReadStoreUnavailableError(`MongoDB at ${where} unreachable: ${(error as Error).message}`);
-  if (
-    error instanceof BSON.BSONError ||
-    error instanceof MongoInvalidArgumentError ||
-    (error instanceof MongoServerError && typeof error.code === 'number' && INVALID_CODES.has(error.code))
-  )
-    return new UnsupportedQueryError(`MongoDB refused the request: ${(error as Error).message}`);
-  return error;
-}
-
-/** Whether the error is the server saying it does not know an operator, index type or command. */
-export function isNotSupported(error: unknown): boolean {
-  return error instanceof MongoServerError && !isUnavailable(error);
 }
 
 /**

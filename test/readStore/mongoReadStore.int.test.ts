@@ -6,6 +6,12 @@ import { normalizeForIndex } from '../../src/text/normalize.js';
 import { createMongoReadStore, type MongoReadStoreOptions } from '../../src/readStore/mongoReadStore.js';
 import type { Doc, ReadStore } from '../../src/readStore/readStore.js';
 import { ReadStoreUnavailableError, UnsupportedQueryError } from '../../src/readStore/readStore.js';
+import { defineAggregate } from '../../src/commands/aggregate.js';
+import { createCommandHandler } from '../../src/commands/commandHandler.js';
+import { createReadStoreSnapshots } from '../../src/commands/snapshots.js';
+import type { Command, Decider, Event } from '../../src/domain/shared/index.js';
+import { defineEvents } from '../../src/domain/shared/index.js';
+import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
 import { sleep } from '../support/eventually.js';
 import { expectRejection } from '../support/expectRejection.js';
@@ -432,5 +438,44 @@ describe('MongoDB read store', function () {
       expect(await store.get('outage2', 'a')).to.deep.equal({ id: 'a', v: 1 });
       await store.dropCollection('outage2');
     });
+
+    it('keeps aggregate snapshots as a cache: commands are decided from the log while it is down', async () => {
+      const counter = defineAggregate({
+        category: 'counter',
+        idOf: () => 'counter',
+        decider: counterDecider,
+        events: defineEvents<Counted>({ Counted: {} }),
+        snapshot: { every: 2, schema: 1 },
+      });
+      await stop();
+      // The snapshots' collection is first declared while the server is down.
+      const snapshots = createReadStoreSnapshots(openOnTarget({ serverSelectionTimeoutMs: 1_000 }));
+      const handler = createCommandHandler(counter, { eventStore: createMemoryEventStore(), snapshots });
+      const count = () =>
+        handler.handle('one', {
+          type: 'Count',
+          data: {},
+          metadata: { now: '2026-12-08T00:00:00.000Z', actorId: 'a', correlationId: 'c' },
+        });
+      for (let i = 1; i <= 3; i += 1) expect((await count()).state).to.equal(i);
+      expect(await snapshots.load('counter-one')).to.equal(null);
+
+      await restart();
+      // Once the server is back, the collection is declared and snapshots are saved again.
+      await waitFor(async () => {
+        await count();
+        return (await snapshots.load('counter-one')) !== null;
+      }, 10_000);
+      const { state, version } = await handler.read('one');
+      expect(await snapshots.load('counter-one')).to.deep.include({ schema: 1, state: version });
+      expect(state).to.equal(version);
+    });
   });
 });
+
+type Counted = Event<'Counted', Record<string, never>>;
+const counterDecider: Decider<Command<'Count', Record<string, never>>, Counted, number> = {
+  decide: () => [{ type: 'Counted', data: {} }],
+  evolve: (total) => total + 1,
+  initialState: () => 0,
+};
