@@ -2,7 +2,11 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { BlobMissingError, BlobStoreUnavailableError } from '../../src/blobStore/blobStore.js';
+import {
+  BlobMissingError,
+  BlobStoreUnavailableError,
+  type BlobStore,
+} from '../../src/blobStore/blobStore.js';
 import type * as BlobStoreModule from '../../src/blobStore/blobStore.js';
 import { createFileBlobStore } from '../../src/blobStore/fileBlobStore.js';
 import { openBlobStore } from '../../src/blobStore/openBlobStore.js';
@@ -26,13 +30,23 @@ blobStoreContract('file', async () => {
 
 describe('file blob store', () => {
   let dir: string;
+  const opened: BlobStore[] = [];
+  /** A store the test closes afterwards (it holds a handle on its folder). */
+  const createStore = (folder: string): BlobStore => {
+    const store = createFileBlobStore(folder);
+    opened.push(store);
+    return store;
+  };
   beforeEach(() => {
     dir = temporaryDir();
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('keeps each blob as one file named after it, with no partial file left', async () => {
-    const store = createFileBlobStore(join(dir, 'blobs'));
+    const store = createStore(join(dir, 'blobs'));
     const name = await store.put(new TextEncoder().encode('# Hello\n'));
     expect(readdirSync(join(dir, 'blobs'))).to.deep.equal([name]);
     await store.delete(name);
@@ -40,7 +54,7 @@ describe('file blob store', () => {
   });
 
   it('answers a put as unavailable when its folder was removed, and makes the folder again for the next', async () => {
-    const store = createFileBlobStore(join(dir, 'blobs'));
+    const store = createStore(join(dir, 'blobs'));
     const kept = await store.put(new Uint8Array([1]));
     rmSync(join(dir, 'blobs'), { recursive: true });
     let refused: unknown = null;
@@ -58,7 +72,7 @@ describe('file blob store', () => {
   it('is unhealthy, saying why, when its folder cannot be made, and healthy once it can', async () => {
     const blocked = join(dir, 'blobs');
     writeFileSync(blocked, 'a file where the folder should be');
-    const store = createFileBlobStore(blocked);
+    const store = createStore(blocked);
     const health = await store.health();
     expect(health.healthy).to.equal(false);
     expect(health.reason).to.include(blocked);

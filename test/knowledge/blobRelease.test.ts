@@ -64,6 +64,7 @@ describe("an upload's bytes (a file's, a bulk upload's, an archive's) are delete
     } finally {
       await runner.stop();
       await readStore.close();
+      await blobs.close();
     }
   }
 
