@@ -1,4 +1,5 @@
 import { ReadStoreUnavailableError, type ReadStore } from '../readStore/readStore.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 export interface Snapshot {
   /** Stream version the state includes. */
@@ -25,13 +26,7 @@ const COLLECTION = 'sys_snapshots';
  * cache that misses: commands fold their streams from the event log, which alone decides them.
  */
 export function createReadStoreSnapshots(store: ReadStore): SnapshotStore {
-  let ready: Promise<void> | null = null;
-  const init = (): Promise<void> =>
-    // A failure (server down) is not remembered: the next call declares the collection again.
-    (ready ??= store.ensureCollection({ name: COLLECTION }).catch((error: unknown) => {
-      ready = null;
-      throw error;
-    }));
+  const init = onceSucceeded(() => store.ensureCollection({ name: COLLECTION }));
   return {
     async load(stream) {
       try {

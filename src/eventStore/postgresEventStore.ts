@@ -17,6 +17,7 @@ import {
   pullStreamSubscription,
   type ReadRetry,
 } from './subscription.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 export interface PostgresEventStoreOptions {
   /** `postgres://user:password@host:5432/database` (any form `pg` accepts). */
@@ -101,20 +102,16 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   });
   const subscriptions = createSubscriptionRegistry();
   let closed = false;
-  let schemaReady: Promise<void> | null = null;
 
   const assertOpen = (): void => {
     if (closed) throw new EventStoreUnavailableError('event store is closed');
   };
 
-  function ensureReady(): Promise<void> {
-    // A failure (server down) is not remembered: the next call tries again.
-    schemaReady ??= ensureSchema(pool, names).catch((error: unknown) => {
-      schemaReady = null;
+  const ensureReady = onceSucceeded(() =>
+    ensureSchema(pool, names).catch((error: unknown) => {
       throw unavailable(target, 'creating the event store schema', error);
-    });
-    return schemaReady;
-  }
+    }),
+  );
 
   /** A read: retried once on a fresh connection when a pooled one turns out dead (a restarted server). */
   const query: Query = async <Row>(what: string, text: string, values: readonly unknown[]) => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ReadStore } from '../readStore/readStore.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 /**
  * Vectors are derived data, not events: this cache keeps each computed embedding by (model, content
@@ -50,9 +51,9 @@ function decode(text: string): Float32Array {
  * a moment later, usually in the same process.
  */
 export function createReadStoreEmbeddingCache(store: ReadStore, memoryEntries = 4_096): EmbeddingCache {
-  let ready: Promise<void> | null = null;
-  const init = (): Promise<void> =>
-    (ready ??= store.ensureCollection({ name: EMBEDDINGS_COLLECTION, indexes: ['hash'] }));
+  const init = onceSucceeded(() =>
+    store.ensureCollection({ name: EMBEDDINGS_COLLECTION, indexes: ['hash'] }),
+  );
   const id = (model: string, hash: string): string => `${modelKey(model)}:${hash}`;
   /** The latest vectors by model and hash; insertion order is age: the oldest goes first. */
   const recent = new Map<string, { hash: string; vector: Float32Array }>();

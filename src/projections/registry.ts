@@ -1,5 +1,6 @@
 import type { Doc, ReadStore, WriteOperation } from '../readStore/readStore.js';
 import type { Projection } from './projection.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 /**
  * Where projections keep their bookkeeping, in the read store itself (so a checkpoint can commit
@@ -72,7 +73,6 @@ export function createProjectionRegistry(store: ReadStore, projections: readonly
       owners.set(collection.name, projection);
     }
   }
-  let ready: Promise<void> | null = null;
 
   const registry = {
     projections,
@@ -82,10 +82,7 @@ export function createProjectionRegistry(store: ReadStore, projections: readonly
       if (!owner) throw new Error(`no projection owns the collection ${collection}`);
       return owner;
     },
-    init(): Promise<void> {
-      ready ??= store.ensureCollection({ name: REGISTRY_COLLECTION, indexes: ['name'] });
-      return ready;
-    },
+    init: onceSucceeded(() => store.ensureCollection({ name: REGISTRY_COLLECTION, indexes: ['name'] })),
     async active(name: string): Promise<ActiveDoc | null> {
       return store.get<ActiveDoc>(REGISTRY_COLLECTION, activeId(name));
     },

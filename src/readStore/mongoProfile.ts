@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 /** What the server at hand does well and badly, for choosing how to send writes and searches. */
 export interface ServerProfile {
@@ -22,18 +23,8 @@ const MONGODB: ServerProfile = { operationsPerCommand: Infinity, scans: false };
 
 /** A memoised look-up of the server's profile (asked again after a failure). */
 export function serverProfile(db: () => Db): () => Promise<ServerProfile> {
-  let profile: Promise<ServerProfile> | null = null;
-  return () => {
-    profile ??= db()
-      .admin()
-      .command({ buildInfo: 1 })
-      .then(
-        (info) => (typeof info['ferretdbVersion'] === 'string' ? FERRETDB : MONGODB),
-        (error: unknown) => {
-          profile = null;
-          throw error;
-        },
-      );
-    return profile;
-  };
+  return onceSucceeded(async () => {
+    const info = await db().admin().command({ buildInfo: 1 });
+    return typeof info['ferretdbVersion'] === 'string' ? FERRETDB : MONGODB;
+  });
 }

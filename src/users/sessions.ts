@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../commands/context.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 const COLLECTION = 'sys_sessions';
 
@@ -38,9 +39,9 @@ export function createSessionStore(deps: {
   ttlMs: number;
 }): SessionStore {
   const { readStore, clock, ttlMs } = deps;
-  let ready: Promise<void> | null = null;
-  const init = (): Promise<void> =>
-    (ready ??= readStore.ensureCollection({ name: COLLECTION, indexes: ['expiresAt', 'userId'] }));
+  const init = onceSucceeded(() =>
+    readStore.ensureCollection({ name: COLLECTION, indexes: ['expiresAt', 'userId'] }),
+  );
   return {
     async create(userId) {
       await init();

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WriteConflictError, type Doc, type ReadStore } from '../readStore/readStore.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 /**
  * Which vector collection search reads. A collection is built beside the active one (a new embedding
@@ -66,8 +67,7 @@ const ACTIVE_ID = 'active';
  * on its generation, so of two processes switching from the same record only one succeeds.
  */
 export function createReadStoreActiveCollectionStore(store: ReadStore): ActiveCollectionStore {
-  let ready: Promise<void> | null = null;
-  const init = (): Promise<void> => (ready ??= store.ensureCollection({ name: ACTIVE_RECORD_COLLECTION }));
+  const init = onceSucceeded(() => store.ensureCollection({ name: ACTIVE_RECORD_COLLECTION }));
   return {
     async read() {
       await init();

@@ -9,6 +9,7 @@ import {
 } from '../logProcessing/logProcessor.js';
 import type { ReadStore, WriteOperation } from '../readStore/readStore.js';
 import { WriteConflictError } from '../readStore/readStore.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 /**
  * Turns events into effects: enqueue a job, run a confirmed action, delete a purged stream. Unlike a
@@ -54,8 +55,7 @@ export function createReactorRunner(options: ReactorRunnerOptions) {
   const { eventStore, readStore, log } = options;
   const leaseTtlMs = options.leaseTtlMs ?? 15_000;
   const idleFlushMs = options.idleFlushMs ?? 1_000;
-  let ready: Promise<void> | null = null;
-  const init = (): Promise<void> => (ready ??= readStore.ensureCollection({ name: REACTORS_COLLECTION }));
+  const init = onceSucceeded(() => readStore.ensureCollection({ name: REACTORS_COLLECTION }));
 
   /** Where the reactor resumes; a reactor seen for the first time starts at the head of the log. */
   async function checkpointOf(reactor: Reactor, fence: WriteOperation): Promise<number> {

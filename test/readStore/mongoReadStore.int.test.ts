@@ -12,6 +12,10 @@ import { createReadStoreSnapshots } from '../../src/commands/snapshots.js';
 import type { Command, Decider, Event } from '../../src/domain/shared/index.js';
 import { defineEvents } from '../../src/domain/shared/index.js';
 import { createMemoryEventStore } from '../../src/eventStore/memoryEventStore.js';
+import { createReadStoreEmbeddingCache } from '../../src/knowledge/embeddingCache.js';
+import { createProjectionRegistry } from '../../src/projections/registry.js';
+import { createSessionStore } from '../../src/users/sessions.js';
+import { createReadStoreActiveCollectionStore } from '../../src/vector/activeCollection.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
 import { sleep } from '../support/eventually.js';
 import { expectRejection } from '../support/expectRejection.js';
@@ -437,6 +441,34 @@ describe('MongoDB read store', function () {
       await store.write([{ op: 'upsert', collection: 'outage2', doc: { id: 'a', v: 1 } }]);
       expect(await store.get('outage2', 'a')).to.deep.equal({ id: 'a', v: 1 });
       await store.dropCollection('outage2');
+    });
+
+    it('lets the stores kept in it declare their collections again when the first try met the outage', async () => {
+      await stop();
+      const store = openOnTarget({ serverSelectionTimeoutMs: 1_000 });
+      const sessions = createSessionStore({ readStore: store, clock: () => new Date(), ttlMs: 60_000 });
+      const embeddings = createReadStoreEmbeddingCache(store, 0);
+      const active = createReadStoreActiveCollectionStore(store);
+      const registry = createProjectionRegistry(store, []);
+      const vector = new Float32Array([0.25, 0.5]);
+      const firstUses = {
+        sessions: () => sessions.create('user-1'),
+        embeddings: () => embeddings.put('model', [{ hash: 'h1', vector }]),
+        active: () => active.read(),
+        registry: () => registry.init(),
+      };
+      for (const use of Object.values(firstUses)) await expectRejection(use(), ReadStoreUnavailableError);
+
+      // Each declared its collection with a server that was down; a process keeps running after that.
+      await restart();
+      await waitFor(async () => (await store.health()).healthy, 10_000);
+      const { sid } = await sessions.create('user-1');
+      expect((await sessions.find(sid))?.userId).to.equal('user-1');
+      await embeddings.put('model', [{ hash: 'h1', vector }]);
+      expect([...((await embeddings.get('model', ['h1'])).get('h1') ?? [])]).to.deep.equal([0.25, 0.5]);
+      expect(await active.read()).to.equal(null);
+      await registry.init();
+      expect(await registry.active('anything')).to.equal(null);
     });
 
     it('keeps aggregate snapshots as a cache: commands are decided from the log while it is down', async () => {
