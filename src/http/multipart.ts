@@ -8,6 +8,7 @@ import type { Middleware } from 'koa';
 import { HttpError } from './httpError.js';
 import type { UploadedFile } from './route.js';
 import { cleanFileName } from '../parsing/fileName.js';
+import { onceSucceeded } from '../onceSucceeded.js';
 
 export interface MultipartLimits {
   /** Folder for the uploads' temporary files (`DATA_DIR/tmp`). */
@@ -132,9 +133,9 @@ function asHttpError(error: unknown, limits: MultipartLimits): HttpError {
  * when it names a filename; its type is detected later from its content and name.
  */
 export function multipartBody(limits: MultipartLimits): Middleware {
-  let dirReady: Promise<unknown> | null = null;
+  const dirReady = onceSucceeded(() => mkdir(limits.uploadDir, { recursive: true }));
   return async (ctx, next) => {
-    await (dirReady ??= mkdir(limits.uploadDir, { recursive: true }));
+    await dirReady();
     const { default: formidable, multipart } = await (library ??= loadFormidable());
     const form = formidable({
       uploadDir: limits.uploadDir,
