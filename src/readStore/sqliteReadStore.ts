@@ -26,6 +26,7 @@ import {
 import { contentTerms, normalizedStopWords, searchTerms, type TextNormalizer } from '../text/searchTerms.js';
 import { compileFilter, fieldExpression } from './sqliteFilter.js';
 import { LIMIT_BOUND } from '../sqliteLimit.js';
+import { isSqliteUnavailable } from '../sqliteErrors.js';
 
 export interface SqliteReadStoreOptions {
   /** Database file (created with its folder), or `:memory:`. */
@@ -315,7 +316,13 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
     return rows.map((row) => JSON.parse(row.doc) as T);
   }
 
-  return {
+  const where = options.path === ':memory:' ? 'in memory' : `at ${options.path}`;
+  const translate = (error: unknown): unknown =>
+    isSqliteUnavailable(error)
+      ? new ReadStoreUnavailableError(`SQLite read store ${where}: ${error.message} (${error.code})`)
+      : error;
+
+  return translatingErrors(translate, {
     async ensureCollection(spec) {
       assertOpen();
       createCollection(spec);
@@ -555,5 +562,34 @@ export function createSqliteReadStore(options: SqliteReadStoreOptions): SqliteRe
       closed = true;
       db.close();
     },
-  };
+  });
+}
+
+/**
+ * `store` with every method's errors passed through `translate` (thrown or rejected): a disk that
+ * is full or failing, or a lock held past the busy timeout, is the store unable to serve (a 503),
+ * not a fault of the request.
+ */
+function translatingErrors<T extends object>(translate: (error: unknown) => unknown, store: T): T {
+  const translated: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(store)) {
+    if (typeof member !== 'function') {
+      translated[name] = member;
+      continue;
+    }
+    translated[name] = (...args: unknown[]): unknown => {
+      let result: unknown;
+      try {
+        result = (member as (...parameters: unknown[]) => unknown).apply(store, args);
+      } catch (error) {
+        throw translate(error);
+      }
+      return result instanceof Promise
+        ? result.catch((error: unknown) => {
+            throw translate(error);
+          })
+        : result;
+    };
+  }
+  return translated as T;
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { normalizeForIndex } from '../../src/text/normalize.js';
 import { createSqliteReadStore } from '../../src/readStore/sqliteReadStore.js';
+import { ReadStoreUnavailableError } from '../../src/readStore/readStore.js';
 import { readStoreContract } from '../contracts/readStore.contract.js';
+import { mountSmallDisk, type SmallDisk } from '../support/smallDisk.js';
 import { expectRejection } from '../support/expectRejection.js';
 
 readStoreContract('sqlite', async () => {
@@ -56,5 +58,42 @@ describe('SQLite read store', () => {
     );
     expect(files).to.deep.equal([]);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('SQLite read store on a disk that fills up', function () {
+  let disk: SmallDisk | null = null;
+  before(function () {
+    const mounted = mountSmallDisk(4);
+    if ('unavailable' in mounted) {
+      console.log(`      skipped: ${mounted.unavailable}`);
+      this.skip();
+    }
+    disk = mounted;
+  });
+  after(() => disk?.dispose());
+
+  it('answers writes as unavailable (a 503) while the disk is full, serves reads, and writes once freed', async () => {
+    const store = createSqliteReadStore({ path: join(disk!.dir, 'read.db') });
+    try {
+      await store.ensureCollection({ name: 'docs', textFields: ['text'] });
+      await store.write([{ op: 'upsert', collection: 'docs', doc: { id: 'a', text: 'kept before' } }]);
+      disk!.fill();
+      const refused = await expectRejection(
+        store.write([{ op: 'upsert', collection: 'docs', doc: { id: 'b', text: 'x'.repeat(100_000) } }]),
+        ReadStoreUnavailableError,
+      );
+      expect(refused.message).to.match(
+        /^SQLite read store at .*read\.db: database or disk is full \(SQLITE_FULL\)$/,
+      );
+      expect(await store.get('docs', 'a')).to.deep.equal({ id: 'a', text: 'kept before' });
+      expect(await store.get('docs', 'b')).to.equal(null);
+
+      disk!.free();
+      await store.write([{ op: 'upsert', collection: 'docs', doc: { id: 'b', text: 'written after' } }]);
+      expect((await store.search('docs', 'written')).map((hit) => hit.doc.id)).to.deep.equal(['b']);
+    } finally {
+      await store.close();
+    }
   });
 });
