@@ -6,6 +6,7 @@ import type { ConversationView } from '../projections/conversationsProjection.js
 import { CONVERSATIONS } from '../projections/conversationsProjection.js';
 import type { ReadModels } from '../projections/readModels.js';
 import type { ReadStore } from '../readStore/readStore.js';
+import { sweepLoop } from './sweepLoop.js';
 
 const SCHEDULER: Caller = { actorId: 'system:conversation-purge', correlationId: 'conversation-purge' };
 export const CONVERSATION_PURGE_LEASE = 'scheduler:conversation-purge';
@@ -35,7 +36,6 @@ export function createConversationPurgeScheduler(options: {
 }) {
   const { conversations, readModels, leases, clock, log } = options;
   const batch = options.batch ?? 200;
-  let timer: NodeJS.Timeout | null = null;
 
   /** Purges what is due now; returns the ids purged. Does nothing while another process holds the lease. */
   async function sweep(): Promise<string[]> {
@@ -67,23 +67,8 @@ export function createConversationPurgeScheduler(options: {
     return purged;
   }
 
-  return {
-    start(): void {
-      const tick = (): void => {
-        sweep()
-          .catch((error: unknown) => log.error({ err: error }, 'conversation purge sweep failed'))
-          .finally(() => {
-            if (timer) timer = setTimeout(tick, options.intervalMs).unref();
-          });
-      };
-      timer = setTimeout(tick, Math.min(options.intervalMs, 1_000)).unref();
-    },
-    sweep,
-    stop(): void {
-      if (timer) clearTimeout(timer);
-      timer = null;
-    },
-  };
+  const loop = sweepLoop({ sweep, intervalMs: options.intervalMs, log, name: 'conversation purge' });
+  return { start: loop.start, sweep, stop: loop.stop };
 }
 
 export type ConversationPurgeScheduler = ReturnType<typeof createConversationPurgeScheduler>;

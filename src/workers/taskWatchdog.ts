@@ -10,6 +10,8 @@ import { TASKS } from '../projections/tasksProjection.js';
 import type { ReadStore } from '../readStore/readStore.js';
 import type { JobRegistry } from './jobs.js';
 import { enqueueTask, taskAttemptLease, taskQueue } from './jobs.js';
+import { sweepLoop } from './sweepLoop.js';
+import { isServiceUnavailable } from '../unavailable.js';
 
 export interface TaskWatchdogOptions {
   readModels: ReadModels;
@@ -59,7 +61,6 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
   const stallTimeoutMs = options.stallTimeoutMs ?? 5 * 60_000;
   const intervalMs = options.intervalMs ?? 15_000;
   const redispatchAfterMs = options.redispatchAfterMs ?? 60_000;
-  let timer: NodeJS.Timeout | null = null;
   const unsubscribes: Array<() => void> = [];
 
   async function failTask(
@@ -75,7 +76,12 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
       );
       if (outcome.appended.length > 0) log.warn({ taskId: task.id, reason, error }, 'watchdog failed a task');
     } catch (failure) {
-      log.error({ err: failure, taskId: task.id }, 'watchdog could not fail a task');
+      if (isServiceUnavailable(failure))
+        log.warn(
+          { err: failure, taskId: task.id },
+          'watchdog could not fail a task now; the next sweep will',
+        );
+      else log.error({ err: failure, taskId: task.id }, 'watchdog could not fail a task');
     }
   }
 
@@ -128,6 +134,7 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
     }
   }
 
+  const loop = sweepLoop({ sweep, intervalMs, log, name: 'task watchdog' });
   return {
     start(): void {
       for (const job of jobs.all()) {
@@ -146,19 +153,11 @@ export function createTaskWatchdog(options: TaskWatchdogOptions) {
           }),
         );
       }
-      const tick = (): void => {
-        sweep()
-          .catch((error: unknown) => log.error({ err: error }, 'task watchdog sweep failed'))
-          .finally(() => {
-            if (timer) timer = setTimeout(tick, intervalMs).unref();
-          });
-      };
-      timer = setTimeout(tick, Math.min(intervalMs, 1_000)).unref();
+      loop.start();
     },
     sweep,
     stop(): void {
-      if (timer) clearTimeout(timer);
-      timer = null;
+      loop.stop();
       unsubscribes.splice(0).forEach((unsubscribe) => unsubscribe());
     },
   };
