@@ -384,7 +384,12 @@ function serverLines(logs: string, requestId: string | null): string[] {
   for (const file of readdirSync(logs).filter((name) => name.startsWith('api-'))) {
     for (const line of readFileSync(join(logs, file), 'utf8').split('\n')) {
       if (!line.includes(requestId)) continue;
-      const entry = JSON.parse(line) as { level?: string; msg?: string; err?: { stack?: string } };
+      let entry: { level?: string; msg?: string; err?: { stack?: string } };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        continue; // the last line of a process killed while writing it
+      }
       if (entry.level !== 'warn' && entry.level !== 'error') continue;
       const stack = entry.err?.stack?.split('\n').slice(0, 8).join(' | ') ?? '';
       lines.push(`${file}: ${entry.level} ${entry.msg ?? ''} ${stack}`.slice(0, 1_500));
