@@ -14,7 +14,7 @@ import type { ReadModels } from '../projections/readModels.js';
 import { documentFilter, type SearchFilters } from './searchFilters.js';
 import type { Filter } from '../readStore/readStore.js';
 import type { Access } from './access.js';
-import { uploadBlobs } from './blobReleaseReactor.js';
+import { uploadBlobs } from './uploadBlobs.js';
 import type { Answerer, QuestionRequest } from './answer.js';
 import { awaitTask, startGuard, type WorkQueues } from './awaitTask.js';
 import { emptyOutcome, failedOutcome } from './ingest.js';
